@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# FUSE-BPF workbench.  Everything is built outside the checkout, in
+# $(WORKDIR) (default /var/cache/fuse-bpf, or $XDG_CACHE_HOME/fuse-bpf).
+#
+#   make check          build what changed, boot the kernel in QEMU, run the
+#                       selftests, scan the kernel log; ends "N passed, N failed"
+#   make check T="x y"  only the selftest programs x and y
+#   make run [CMD=...]  a shell in the guest, or one command there (cwd shared rw)
+#   make tree           assemble the patched tree in $(WORKDIR)/linux
+#   make refresh        write edits made in that tree back into patches/
+#   make kernel         build bzImage (tinyconfig + Kconfig.fragment)
+#   make selftests      build libbpf, bpftool and the selftests from the tree
+#   make deps           install the Debian packages needed (apt-get)
+
+XDG_CACHE_HOME ?= /var/cache
+WORKDIR ?= $(XDG_CACHE_HOME)/fuse-bpf
+export WORKDIR
+
+WB := workbench
+SELFTESTS_SRC = $(WORKDIR)/linux/tools/testing/selftests/filesystems/fuse
+SELFTEST_VARS = OUTPUT=$(WORKDIR)/selftests/fuse CLANG=clang-19 \
+		VMLINUX_BTF=$(WORKDIR)/build/vmlinux \
+		KHDR_INCLUDES="-isystem $(WORKDIR)/build/usr/include"
+
+.PHONY: all deps tree refresh kernel selftests check run clean
+all: kernel selftests
+
+deps:
+	@$(WB)/deps.sh
+
+tree: deps
+	@$(WB)/tree.sh assemble
+
+refresh:
+	@$(WB)/tree.sh refresh
+
+kernel: tree
+	@$(WB)/kernel.sh
+
+selftests: kernel
+	@mkdir -p $(WORKDIR)/selftests/fuse
+	@$(MAKE) -s -C $(SELFTESTS_SRC) $(SELFTEST_VARS) all
+
+check: selftests
+	@$(WB)/check.sh $(T)
+
+run: selftests
+ifeq ($(CMD),)
+	@$(WB)/vm.sh -i -w $(CURDIR)
+else
+	@$(WB)/vm.sh -w $(CURDIR) -- sh -c "$$CMD"
+endif
+
+clean:
+	rm -rf $(WORKDIR)/build $(WORKDIR)/selftests $(WORKDIR)/runs

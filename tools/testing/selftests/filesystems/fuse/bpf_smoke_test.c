@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Proves the BPF toolchain of the workbench on the test kernel: vmlinux
+ * BTF, the JIT, a libbpf skeleton and bpftool built from the same tree.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+
+#include "../../kselftest_harness.h"
+#include "smoke.skel.h"
+
+FIXTURE(smoke) {
+	struct smoke *skel;
+};
+
+FIXTURE_SETUP(smoke)
+{
+	self->skel = smoke__open();
+	ASSERT_NE(NULL, self->skel);
+	self->skel->bss->target_tgid = getpid();
+	ASSERT_EQ(0, smoke__load(self->skel));
+	ASSERT_EQ(0, smoke__attach(self->skel));
+}
+
+FIXTURE_TEARDOWN(smoke)
+{
+	smoke__destroy(self->skel);
+}
+
+TEST_F(smoke, counts_getpid_through_core)
+{
+	int i;
+
+	for (i = 0; i < 5; i++)
+		syscall(SYS_getpid);
+	EXPECT_EQ(5, self->skel->bss->getpid_calls);
+	EXPECT_EQ(getpid(), self->skel->bss->seen_tgid);
+}
+
+TEST_F(smoke, program_is_jited)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(self->skel->progs.count_getpid);
+	char buf[8] = {};
+	FILE *f;
+
+	ASSERT_EQ(0, bpf_prog_get_info_by_fd(fd, &info, &len));
+	EXPECT_GT(info.jited_prog_len, 0);
+	EXPECT_GT(info.btf_id, 0);
+	f = fopen("/proc/sys/net/core/bpf_jit_enable", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(buf, sizeof(buf), f));
+	fclose(f);
+	EXPECT_EQ('1', buf[0]);
+}
+
+TEST_F(smoke, bpftool_sees_program)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(self->skel->progs.count_getpid);
+	char cmd[128], out[512] = {};
+	FILE *p;
+
+	ASSERT_EQ(0, bpf_prog_get_info_by_fd(fd, &info, &len));
+	snprintf(cmd, sizeof(cmd), "bpftool prog show id %u 2>&1", info.id);
+	p = popen(cmd, "r");
+	ASSERT_NE(NULL, p);
+	fread(out, 1, sizeof(out) - 1, p);
+	EXPECT_EQ(0, pclose(p));
+	EXPECT_NE(NULL, strstr(out, "count_getpid")) {
+		TH_LOG("bpftool said: %s", out);
+	}
+}
+
+TEST(vmlinux_btf_has_fuse)
+{
+	FILE *p = popen("bpftool btf dump file /sys/kernel/btf/vmlinux format c 2>&1 | grep -c '^struct fuse_conn {'", "r");
+	char out[16] = {};
+
+	ASSERT_NE(NULL, p);
+	fread(out, 1, sizeof(out) - 1, p);
+	pclose(p);
+	EXPECT_EQ(1, atoi(out));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings of the workbench scripts; sourced, never run.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORKDIR=${WORKDIR:-${XDG_CACHE_HOME:-/var/cache}/fuse-bpf}
+SRC_TARBALL=${SRC_TARBALL:-$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)}
+PRISTINE=$WORKDIR/pristine
+TREE=$WORKDIR/linux
+BUILD=${BUILD:-$WORKDIR/build}
+SELFTESTS=$WORKDIR/selftests/fuse
+SELFTESTS_SRC=$TREE/tools/testing/selftests/filesystems/fuse
+TOOLS_BIN=$SELFTESTS/tools/sbin
+STATE=$WORKDIR/state
+JOBS=${JOBS:-$(( $(nproc) + 1 ))}
+CLANG=${CLANG:-clang-19}
+LLVM_STRIP=${LLVM_STRIP:-llvm-strip-19}
+
+# Top-level directories of this checkout that are not kernel paths.
+NON_KERNEL_DIRS="workbench patches .ci .git bench demo"
+
+die() { echo "error: $*" >&2; exit 1; }
+say() { echo "==> $*" >&2; }
+export CCACHE_DIR=${CCACHE_DIR:-$WORKDIR/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# PID 1 of the test guest: mount the scratch filesystems, run the command
+# the host left in $wbrun/cmd.sh (or a shell), record its status and the
+# kernel log, and reboot (QEMU runs with -no-reboot, so it exits).
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp TERM=${TERM:-linux} LANG=C.UTF-8
+
+mount -t proc proc /proc
+for a in $(cat /proc/cmdline); do
+	case "$a" in wbrun=*|wbcwd=*|wbmode=*|wbtools=*) declare "$a" ;; esac
+done
+mount -t sysfs sysfs /sys
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+for d in /tmp /run /var/tmp /var/lib /mnt /root /home /media; do
+	[ -d "$d" ] && mount -t tmpfs -o mode=1777 tmpfs "$d"
+done
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t bpf bpf /sys/fs/bpf
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 wbrun "$wbrun"
+if grep -q wbcwd /sys/bus/virtio/drivers/9pnet_virtio/*/mount_tag 2>/dev/null; then
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 wbcwd "$wbcwd"
+fi
+ip link set lo up 2>/dev/null
+hostname fusebpf-vm 2>/dev/null
+export PATH=$wbtools:$PATH
+cd "$wbcwd" 2>/dev/null || cd /
+
+if [ "$wbmode" = shell ]; then
+	echo "FUSE-BPF test guest: $(uname -r). Exit the shell to power off."
+	setsid -c bash -l
+	rc=$?
+else
+	bash "$wbrun/cmd.sh"
+	rc=$?
+fi
+dmesg > "$wbrun/dmesg.log"
+echo "$rc" > "$wbrun/status"
+sync
+echo b > /proc/sysrq-trigger
