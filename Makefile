@@ -6,6 +6,7 @@
 #   make check          build what changed, boot the kernel in QEMU, run the
 #                       selftests, scan the kernel log; ends "N passed, N failed"
 #   make check T="x y"  only the selftest programs x and y
+#   make demo           boot the kernel and show what works today
 #   make run [CMD=...]  a shell in the guest, or one command there (cwd shared rw)
 #   make tree           assemble the patched tree in $(WORKDIR)/linux
 #   make refresh        write edits made in that tree back into patches/
@@ -23,7 +24,7 @@ SELFTEST_VARS = OUTPUT=$(WORKDIR)/selftests/fuse CLANG=clang-19 \
 		VMLINUX_BTF=$(WORKDIR)/build/vmlinux \
 		KHDR_INCLUDES="-isystem $(WORKDIR)/build/usr/include"
 
-.PHONY: all deps tree refresh kernel selftests check run clean
+.PHONY: all deps tree refresh kernel selftests check run demo clean
 all: kernel selftests
 
 deps:
@@ -51,6 +52,9 @@ ifeq ($(CMD),)
 else
 	@$(WB)/vm.sh -w $(CURDIR) -- sh -c "$$CMD"
 endif
+
+demo: selftests
+	@$(WB)/vm.sh -- $(CURDIR)/$(WB)/demo.sh $(WORKDIR)/selftests/fuse
 
 clean:
 	rm -rf $(WORKDIR)/build $(WORKDIR)/selftests $(WORKDIR)/runs

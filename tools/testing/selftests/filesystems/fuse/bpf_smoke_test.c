@@ -82,8 +82,10 @@ TEST_F(smoke, bpftool_sees_program)
 
 TEST(vmlinux_btf_has_fuse)
 {
-	FILE *p = popen("bpftool btf dump file /sys/kernel/btf/vmlinux format c 2>&1 | grep -c '^struct fuse_conn {'", "r");
+	const char *cmd =
+		"bpftool btf dump file /sys/kernel/btf/vmlinux | grep -c \"STRUCT 'fuse_conn' \"";
 	char out[16] = {};
+	FILE *p = popen(cmd, "r");
 
 	ASSERT_NE(NULL, p);
 	fread(out, 1, sizeof(out) - 1, p);
