@@ -8,7 +8,7 @@ export HOME=/tmp TERM=${TERM:-linux} LANG=C.UTF-8
 
 mount -t proc proc /proc
 for a in $(cat /proc/cmdline); do
-	case "$a" in wbrun=*|wbcwd=*|wbmode=*|wbtools=*) declare "$a" ;; esac
+	case "$a" in wb*=*) declare "$a" ;; esac
 done
 mount -t sysfs sysfs /sys
 mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
@@ -21,10 +21,18 @@ done
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t bpf bpf /sys/fs/bpf
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 wbrun "$wbrun"
-if grep -q wbcwd /sys/bus/virtio/drivers/9pnet_virtio/*/mount_tag 2>/dev/null; then
-	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 wbcwd "$wbcwd"
-fi
+# The checkout, the work directory, the run directory and the shared cwd
+# may sit below a directory that is tmpfs here: mount them again, outer
+# paths first.
+tags=$(for f in /sys/bus/virtio/drivers/9pnet_virtio/*/mount_tag; do
+	tr -d '\0' < "$f"; echo; done)
+for tag in wbtop wbwork wbrun wbcwd; do
+	echo "$tags" | grep -qx "$tag" && echo "${!tag} $tag"
+done | sort -s -k1,1 | while read -r dir tag; do
+	opts=trans=virtio,version=9p2000.L,msize=262144
+	case $tag in wbtop|wbwork) opts+=,cache=loose ;; esac
+	mount -t 9p -o "$opts" "$tag" "$dir"
+done
 ip link set lo up 2>/dev/null
 hostname fusebpf-vm 2>/dev/null
 export PATH=$wbtools:$PATH
