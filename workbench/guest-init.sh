@@ -31,6 +31,7 @@ for tag in wbtop wbwork wbrun wbcwd; do
 done | sort -s -k1,1 | while read -r dir tag; do
 	opts=trans=virtio,version=9p2000.L,msize=262144
 	case $tag in wbtop|wbwork) opts+=,cache=loose ;; esac
+	mkdir -p "$dir" 2>/dev/null
 	mount -t 9p -o "$opts" "$tag" "$dir"
 done
 ip link set lo up 2>/dev/null
