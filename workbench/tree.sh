@@ -36,6 +36,13 @@ patch_files() {
 	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$1" | sort -u
 }
 
+# Apply one patch of the series in $1; a patch with no diff yet is a no-op.
+apply_patch() {
+	grep -q '^+++ ' "$2" || return 0
+	patch -d "$1" -p1 -s -f --no-backup-if-mismatch < "$2" ||
+		die "patches/$(basename "$2") does not apply"
+}
+
 ensure_pristine() {
 	if [ ! -f "$PRISTINE/Makefile" ]; then
 		[ -n "$SRC_TARBALL" ] || die "no /usr/src/linux-source-6.12.tar.*: apt-get install linux-source-6.12"
@@ -99,8 +106,7 @@ assemble() {
 			fi
 			echo "$f" >> "$stage.files"
 		done
-		patch -d "$stage" -p1 -s -f --no-backup-if-mismatch < "$TOP/patches/$p" ||
-			die "patches/$p does not apply"
+		apply_patch "$stage" "$TOP/patches/$p"
 	done
 	apply_maintainers "$stage"
 	[ -f "$stage/MAINTAINERS" ] && echo MAINTAINERS >> "$stage.files"
@@ -186,14 +192,16 @@ refresh() {
 
 	# Replay the series; each file's last patch takes the tree's content.
 	for p in $(series); do
-		{ patch_files "$TOP/patches/$p"; [ "$p" = "${PATCH:-}" ] && cat "$extra"; } | sort -u > "$stage/files"
+		{
+			patch_files "$TOP/patches/$p"
+			if [ "$p" = "${PATCH:-}" ]; then cat "$extra"; fi
+		} | sort -u > "$stage/files"
 		while read -r f; do
 			mkdir -p "$(dirname "$stage/before/$f")" "$(dirname "$stage/after/$f")"
 			[ -e "$stage/before/$f" ] || { [ -f "$PRISTINE/$f" ] && cp "$PRISTINE/$f" "$stage/before/$f"; } || true
 			if [ -e "$stage/before/$f" ]; then cp "$stage/before/$f" "$stage/after/$f"; else rm -f "$stage/after/$f"; fi
 		done < "$stage/files"
-		patch -d "$stage/after" -p1 -s -f --no-backup-if-mismatch < "$TOP/patches/$p" ||
-			die "patches/$p does not apply"
+		apply_patch "$stage/after" "$TOP/patches/$p"
 		# Header: everything before the first diff.
 		awk '/^(diff |--- a\/|Index: )/ { exit } { print }' "$TOP/patches/$p" > "$tmp"
 		while read -r f; do
@@ -201,8 +209,8 @@ refresh() {
 			for q in $(series); do
 				patch_files "$TOP/patches/$q" | grep -qxF "$f" && last=$q
 			done
-			[ "$p" = "${PATCH:-}" ] && grep -qxF "$f" "$extra" && last=$p
-			[ "$last" = "$p" ] && cp "$TREE/$f" "$stage/after/$f"
+			if [ "$p" = "${PATCH:-}" ] && grep -qxF "$f" "$extra"; then last=$p; fi
+			if [ "$last" = "$p" ]; then cp "$TREE/$f" "$stage/after/$f"; fi
 			file_diff "$stage/before/$f" "$stage/after/$f" "$f" >> "$tmp"
 			cp "$stage/after/$f" "$stage/before/$f"
 		done < "$stage/files"
@@ -211,7 +219,10 @@ refresh() {
 			echo "  refreshed patches/$p"
 		fi
 	done
-	[ -s "$extra" ] && cat "$extra" >> "$STATE/patched" && sort -u -o "$STATE/patched" "$STATE/patched"
+	if [ -s "$extra" ]; then
+		cat "$extra" >> "$STATE/patched"
+		sort -u -o "$STATE/patched" "$STATE/patched"
+	fi
 	rm -rf "$stage"
 }
 
