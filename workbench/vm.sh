@@ -55,7 +55,8 @@ fs9p() { # id path tag [readonly]
 cmdline="console=ttyS0 loglevel=${VM_LOGLEVEL:-4} panic=-1"
 cmdline+=" root=/dev/root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=262144 ro"
 cmdline+=" init=$TOP/workbench/guest-init.sh wbrun=$rundir wbtools=$TOOLS_BIN"
-cmdline+=" wbtop=$TOP wbwork=$(realpath "$WORKDIR")"
+work=$(realpath "$WORKDIR")
+cmdline+=" wbtop=$TOP wbwork=$work"
 cmdline+=" wbmode=$([ $interactive = 1 ] && echo shell || echo cmd)"
 [ -n "$cwd" ] && cmdline+=" wbcwd=$cwd" || cmdline+=" wbcwd=$PWD"
 cmdline+=" ${VM_APPEND:-}"
@@ -63,7 +64,7 @@ cmdline+=" ${VM_APPEND:-}"
 args=(-nodefaults -no-user-config -no-reboot -display none -m "${VM_MEM:-2G}" -smp "${VM_CPUS:-2}"
       "${accel_args[@]}" -kernel "$KERNEL" -append "$cmdline"
       $(fs9p root / /dev/root ro) $(fs9p run "$rundir" wbrun)
-      $(fs9p top "$TOP" wbtop ro) $(fs9p work "$(realpath "$WORKDIR")" wbwork ro)
+      $(fs9p top "$TOP" wbtop ro) $(fs9p work "$work" wbwork ro)
       -device virtio-rng-pci)
 [ -n "$cwd" ] && args+=($(fs9p cwd "$cwd" wbcwd))
 
