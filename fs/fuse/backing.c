@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FUSE-BPF: the dispatch core.
+ *
+ * A FUSE node may carry a backing inode on a lower filesystem.  Its
+ * operations are then served in the kernel: each one runs the steps of its
+ * entry in fuse_bpf_ops[] (set up, backing call, finish), with room for the
+ * BPF prefilter and postfilter between them.  File data goes through
+ * fs/backing-file.c, as with FUSE passthrough.
+ */
+
+#include "fuse_i.h"
+
+#include <linux/backing-file.h>
+#include <linux/file.h>
+#include <linux/fs_parser.h>
+#include <linux/namei.h>
+#include <linux/posix_acl.h>
+
+static const struct fuse_bpf_op *const fuse_bpf_ops[] = {
+	[FUSE_LOOKUP]		= &fuse_bpf_lookup_op,
+	[FUSE_GETATTR]		= &fuse_bpf_getattr_op,
+	[FUSE_SETATTR]		= &fuse_bpf_setattr_op,
+	[FUSE_READLINK]		= &fuse_bpf_readlink_op,
+	[FUSE_SYMLINK]		= &fuse_bpf_symlink_op,
+	[FUSE_MKNOD]		= &fuse_bpf_mknod_op,
+	[FUSE_MKDIR]		= &fuse_bpf_mkdir_op,
+	[FUSE_UNLINK]		= &fuse_bpf_unlink_op,
+	[FUSE_RMDIR]		= &fuse_bpf_rmdir_op,
+	[FUSE_RENAME2]		= &fuse_bpf_rename_op,
+	[FUSE_LINK]		= &fuse_bpf_link_op,
+	[FUSE_OPEN]		= &fuse_bpf_open_op,
+	[FUSE_STATFS]		= &fuse_bpf_statfs_op,
+	[FUSE_FSYNC]		= &fuse_bpf_fsync_op,
+	[FUSE_SETXATTR]		= &fuse_bpf_setxattr_op,
+	[FUSE_GETXATTR]		= &fuse_bpf_getxattr_op,
+	[FUSE_LISTXATTR]	= &fuse_bpf_listxattr_op,
+	[FUSE_REMOVEXATTR]	= &fuse_bpf_removexattr_op,
+	[FUSE_FLUSH]		= &fuse_bpf_flush_op,
+	[FUSE_OPENDIR]		= &fuse_bpf_opendir_op,
+	[FUSE_READDIR]		= &fuse_bpf_readdir_op,
+	[FUSE_FSYNCDIR]		= &fuse_bpf_fsyncdir_op,
+	[FUSE_GETLK]		= &fuse_bpf_getlk_op,
+	[FUSE_SETLK]		= &fuse_bpf_setlk_op,
+	[FUSE_CREATE]		= &fuse_bpf_create_op,
+	[FUSE_FALLOCATE]	= &fuse_bpf_fallocate_op,
+	[FUSE_LSEEK]		= &fuse_bpf_lseek_op,
+	[FUSE_COPY_FILE_RANGE]	= &fuse_bpf_copy_file_range_op,
+	[FUSE_TMPFILE]		= &fuse_bpf_tmpfile_op,
+	[FUSE_IOCTL]		= &fuse_bpf_fileattr_op,
+};
+
+void fuse_bpf_arg_in(struct fuse_bpf_req *req, unsigned int size,
+		     const void *value)
+{
+	struct fuse_args *args = &req->args;
+
+	if (WARN_ON_ONCE(args->in_numargs >= ARRAY_SIZE(args->in_args)))
+		return;
+	args->in_args[args->in_numargs].size = size;
+	args->in_args[args->in_numargs++].value = value;
+}
+
+void fuse_bpf_arg_out(struct fuse_bpf_req *req, unsigned int size,
+		      void *value)
+{
+	struct fuse_args *args = &req->args;
+
+	if (WARN_ON_ONCE(args->out_numargs >= ARRAY_SIZE(args->out_args)))
+		return;
+	args->out_args[args->out_numargs].size = size;
+	args->out_args[args->out_numargs++].value = value;
+}
+
+/*
+ * The one credential helper.  Operations on the lower filesystem run with
+ * the credentials taken at mount (the mounter's, or the daemon's when it
+ * opened /dev/fuse); the caller's permission was checked on the FUSE inode
+ * before.  Revert with revert_creds().
+ */
+const struct cred *fuse_bpf_override_creds(struct inode *inode)
+{
+	return override_creds(get_fuse_conn(inode)->backing_cred);
+}
+
+/*
+ * Objects an operation makes are owned by the caller, as if it had made
+ * them on the lower filesystem itself (overlayfs does the same).
+ */
+static int fuse_bpf_creds_as_caller(const struct cred *caller)
+{
+	struct cred *cred;
+
+	if (uid_eq(current_fsuid(), caller->fsuid) &&
+	    gid_eq(current_fsgid(), caller->fsgid))
+		return 0;
+	cred = prepare_creds();
+	if (!cred)
+		return -ENOMEM;
+	cred->fsuid = caller->fsuid;
+	cred->fsgid = caller->fsgid;
+	put_cred(override_creds(cred));
+	put_cred(cred);
+	return 0;
+}
+
+static int fuse_bpf_backing(const struct fuse_bpf_op *op,
+			    struct fuse_bpf_req *req)
+{
+	struct vfsmount *mnt = fuse_bpf_path(req->inode)->mnt;
+	const struct cred *old;
+	int err = 0;
+
+	if (op->flags & FUSE_BPF_WRITE) {
+		err = mnt_want_write(mnt);
+		if (err)
+			return err;
+	}
+	old = fuse_bpf_override_creds(req->inode);
+	if (op->flags & FUSE_BPF_AS_CALLER)
+		err = fuse_bpf_creds_as_caller(old);
+	if (!err)
+		err = op->backing(req);
+	revert_creds(old);
+	if (op->flags & FUSE_BPF_WRITE)
+		mnt_drop_write(mnt);
+	return err;
+}
+
+/**
+ * fuse_bpf_run - serve one operation of a backed node
+ * @req: the request; req->args.opcode selects the operation
+ *
+ * Return: the operation's result.
+ */
+int fuse_bpf_run(struct fuse_bpf_req *req)
+{
+	const struct fuse_bpf_op *op = NULL;
+	int err = 0;
+
+	if (req->args.opcode < ARRAY_SIZE(fuse_bpf_ops))
+		op = fuse_bpf_ops[req->args.opcode];
+	if (WARN_ON_ONCE(!op))
+		return -EOPNOTSUPP;
+
+	if (op->setup)
+		err = op->setup(req);
+	/* The BPF prefilter will run here: it may rewrite req->args. */
+	if (!err)
+		err = fuse_bpf_backing(op, req);
+	/* The BPF postfilter will run here. */
+	if (op->finish)
+		err = op->finish(req, err);
+	return err;
+}
+
+/* Mirror the lower inode's attributes in the FUSE inode. */
+void fuse_bpf_copyattr(struct inode *inode)
+{
+	struct inode *lower = fuse_bpf_inode(inode);
+
+	spin_lock(&inode->i_lock);
+	inode->i_mode = lower->i_mode;
+	inode->i_uid = lower->i_uid;
+	inode->i_gid = lower->i_gid;
+	inode_set_atime_to_ts(inode, inode_get_atime(lower));
+	inode_set_mtime_to_ts(inode, inode_get_mtime(lower));
+	inode_set_ctime_to_ts(inode, inode_get_ctime(lower));
+	set_nlink(inode, READ_ONCE(lower->i_nlink));
+	i_size_write(inode, i_size_read(lower));
+	inode->i_blocks = READ_ONCE(lower->i_blocks);
+	inode->i_blkbits = lower->i_blkbits;
+	spin_unlock(&inode->i_lock);
+}
+
+static int fuse_bpf_inode_test(struct inode *inode, void *data)
+{
+	struct dentry *d = fuse_bpf_dentry(inode);
+
+	return d && d_inode(d) == d_inode(data);
+}
+
+static int fuse_bpf_inode_set(struct inode *inode, void *data)
+{
+	struct fuse_conn *fc = get_fuse_conn_super(inode->i_sb);
+	struct fuse_inode *fi = get_fuse_inode(inode);
+	u64 id = atomic64_inc_return(&fc->backing_nodeid);
+
+	fi->nodeid = FUSE_BPF_NODEID_BIT | id;
+	fi->backing_path.dentry = dget(data);
+	return 0;
+}
+
+/*
+ * FUSE-BPF may stack on FUSE-BPF: give each stacking level its own lock
+ * classes, as overlayfs does, so lockdep tells the levels apart.
+ */
+static void fuse_bpf_lockdep_annotate(struct inode *inode)
+{
+#ifdef CONFIG_LOCKDEP
+	static struct lock_class_key dir_key[FILESYSTEM_MAX_STACK_DEPTH];
+	static struct lock_class_key key[FILESYSTEM_MAX_STACK_DEPTH];
+	int depth = inode->i_sb->s_stack_depth - 1;
+
+	if (WARN_ON_ONCE(depth < 0 || depth >= FILESYSTEM_MAX_STACK_DEPTH))
+		depth = 0;
+	if (S_ISDIR(inode->i_mode))
+		lockdep_set_class(&inode->i_rwsem, &dir_key[depth]);
+	else
+		lockdep_set_class(&inode->i_rwsem, &key[depth]);
+#endif
+}
+
+static void fuse_bpf_init_inode(struct inode *inode, struct vfsmount *mnt)
+{
+	struct fuse_conn *fc = get_fuse_conn(inode);
+	struct inode *lower = fuse_bpf_inode(inode);
+	struct fuse_attr attr = {
+		.mode = lower->i_mode,
+		.rdev = new_encode_dev(lower->i_rdev),
+	};
+
+	get_fuse_inode(inode)->backing_path.mnt = mntget(mnt);
+	inode->i_ino = lower->i_ino;
+	inode->i_generation = lower->i_generation;
+	/*
+	 * Times live in the lower inode: the FUSE inode is never dirtied, so
+	 * fuse_write_inode() never has to flush times for it.
+	 */
+	inode->i_flags |= S_NOATIME | S_NOCMTIME;
+	fuse_init_inode(inode, &attr, fc);
+	fuse_bpf_lockdep_annotate(inode);
+	/* Always ask the lower inode for its ACLs (see fuse_bpf_get_inode_acl) */
+	inode->i_acl = inode->i_default_acl = ACL_DONT_CACHE;
+	fuse_bpf_copyattr(inode);
+}
+
+/**
+ * fuse_bpf_iget - the FUSE inode of a backing inode
+ * @sb: the FUSE superblock
+ * @path: the backing dentry (positive) and its mount
+ *
+ * Hard links of one lower inode share one FUSE inode; its node id comes
+ * from the kernel's own id space (FUSE_BPF_NODEID_BIT).
+ */
+struct inode *fuse_bpf_iget(struct super_block *sb, const struct path *path)
+{
+	struct inode *lower = d_inode(path->dentry);
+	struct inode *inode;
+
+	inode = iget5_locked(sb, (unsigned long)lower, fuse_bpf_inode_test,
+			     fuse_bpf_inode_set, path->dentry);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	if (inode->i_state & I_NEW) {
+		fuse_bpf_init_inode(inode, path->mnt);
+		unlock_new_inode(inode);
+	} else {
+		fuse_bpf_copyattr(inode);
+	}
+	return inode;
+}
+
+/* Look @name up in the backing directory @parent, which the caller locked. */
+struct dentry *fuse_bpf_lookup_child(struct dentry *parent,
+				     const struct qstr *name)
+{
+	return lookup_one_len(name->name, parent, name->len);
+}
+
+/* Open the backing file of @inode for @file; backing credentials. */
+struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file)
+{
+	int flags = file->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
+
+	return backing_file_open(file, flags, fuse_bpf_path(inode),
+				 get_fuse_conn(inode)->backing_cred);
+}
+
+void fuse_bpf_evict_inode(struct inode *inode)
+{
+	struct fuse_inode *fi = get_fuse_inode(inode);
+
+	path_put(&fi->backing_path);
+	fi->backing_path.dentry = NULL;
+	fi->backing_path.mnt = NULL;
+}
+
+/* Keep unused dentries of backed directories: d_revalidate checks them. */
+bool fuse_bpf_keep_dentry(const struct dentry *dentry)
+{
+	struct inode *inode = d_inode(dentry);
+
+	if (inode)
+		return fuse_bpf_backed(inode);
+	return d_inode(dentry->d_parent) &&
+	       fuse_bpf_backed(d_inode(dentry->d_parent));
+}
+
+/* Mount options */
+
+int fuse_bpf_parse_root_dir(struct fs_context *fsc, struct fs_parameter *param,
+			    struct fs_parse_result *result)
+{
+	struct fuse_fs_context *ctx = fsc->fs_private;
+	struct file *file;
+	int err = 0;
+
+	if (ctx->root_dir.dentry)
+		return invalfc(fsc, "root_dir specified twice");
+	if (param->type == fs_value_is_file)
+		file = get_file(param->file);
+	else
+		file = fget(result->uint_32);
+	if (!file)
+		return errorfc(fsc, "root_dir: invalid file descriptor"), -EBADF;
+
+	if (!d_can_lookup(file->f_path.dentry)) {
+		errorfc(fsc, "root_dir: not a directory");
+		err = -ENOTDIR;
+	} else if (file->f_path.mnt->mnt_sb->s_stack_depth >=
+		   FILESYSTEM_MAX_STACK_DEPTH) {
+		errorfc(fsc, "root_dir: maximum fs stacking depth exceeded");
+		err = -ELOOP;
+	} else if (is_idmapped_mnt(file->f_path.mnt)) {
+		errorfc(fsc, "root_dir: idmapped mounts are not supported");
+		err = -EINVAL;
+	} else {
+		ctx->root_dir = file->f_path;
+		path_get(&ctx->root_dir);
+	}
+	fput(file);
+	return err;
+}
+
+int fuse_bpf_parse_no_daemon(struct fs_context *fsc)
+{
+	struct fuse_fs_context *ctx = fsc->fs_private;
+
+	if (ctx->no_daemon)
+		return invalfc(fsc, "no_daemon specified twice");
+	if (!capable(CAP_SYS_ADMIN))
+		return errorfc(fsc, "no_daemon requires CAP_SYS_ADMIN"), -EPERM;
+	ctx->no_daemon = true;
+	return 0;
+}
+
+int fuse_bpf_check_options(struct fs_context *fsc)
+{
+	struct fuse_fs_context *ctx = fsc->fs_private;
+
+	if (!ctx->no_daemon)
+		return 0;
+	if (!ctx->root_dir.dentry)
+		return invalfc(fsc, "no_daemon requires root_dir");
+	if (ctx->fd_present)
+		return invalfc(fsc, "no_daemon excludes fd");
+	return 0;
+}
+
+/*
+ * A mount with no daemon: no /dev/fuse, no FUSE_INIT.  The connection is
+ * initialized and disconnected from the start, so a request that reaches
+ * for a daemon fails at once with -ENOTCONN.
+ */
+int fuse_bpf_fill_super(struct super_block *sb, struct fuse_fs_context *ctx)
+{
+	struct fuse_conn *fc = get_fuse_conn_super(sb);
+	int err;
+
+	if (!ctx->rootmode_present)
+		ctx->rootmode = S_IFDIR;
+	if (!ctx->user_id_present)
+		ctx->user_id = current_fsuid();
+	if (!ctx->group_id_present)
+		ctx->group_id = current_fsgid();
+	ctx->fudptr = NULL;
+
+	err = fuse_fill_super_common(sb, ctx);
+	if (err)
+		return err;
+	fc->no_daemon = 1;
+	fc->connected = 0;
+	fc->iq.connected = 0;
+	fuse_set_initialized(fc);
+	wake_up_all(&fc->blocked_waitq);
+	return 0;
+}
+
+/*
+ * Called by fuse_fill_super_common() with the fresh root inode: give it the
+ * backing directory named by root_dir=.
+ */
+int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
+		      struct fuse_fs_context *ctx)
+{
+	struct fuse_conn *fc = get_fuse_conn_super(sb);
+	struct super_block *lower_sb;
+	struct fuse_inode *fi;
+
+	if (!root || !ctx->root_dir.dentry)
+		return 0;
+
+	if (ctx->file)
+		fc->backing_cred = get_cred(ctx->file->f_cred);
+	else
+		fc->backing_cred = prepare_creds();
+	if (!fc->backing_cred)
+		return -ENOMEM;
+
+	lower_sb = ctx->root_dir.mnt->mnt_sb;
+	sb->s_stack_depth = lower_sb->s_stack_depth + 1;
+	/* File handles of backed nodes would mean nothing to a daemon. */
+	sb->s_export_op = NULL;
+
+	fi = get_fuse_inode(root);
+	fi->backing_path.dentry = dget(ctx->root_dir.dentry);
+	fuse_bpf_init_inode(root, ctx->root_dir.mnt);
+	return 0;
+}
+
+void fuse_bpf_conn_free(struct fuse_conn *fc)
+{
+	if (fc->backing_cred)
+		put_cred(fc->backing_cred);
+}

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * FUSE-BPF: FUSE nodes backed by an inode of a lower filesystem.
+ *
+ * Each hook below is called at the top of the matching FUSE operation.  It
+ * returns true when it served the operation from the backing inode (the
+ * result is in *err or returned), false when the node has no backing inode
+ * and the operation goes to the daemon as usual.
+ */
+#ifndef _FS_FUSE_BACKING_H
+#define _FS_FUSE_BACKING_H
+
+#include <linux/fs_context.h>
+
+/*
+ * Node ids of nodes the kernel makes for backing inodes.  A daemon never
+ * hands out an id with this bit set (fuse_bpf_check_nodeid() refuses it),
+ * and the kernel never sends a FORGET for one.
+ */
+#define FUSE_BPF_NODEID_BIT	(1ULL << 63)
+
+struct fuse_conn;
+struct fuse_inode;
+struct fuse_fs_context;
+struct fs_parameter;
+struct fs_parse_result;
+
+#ifdef CONFIG_FUSE_BPF
+
+/* The backing inode of a node, if it has one. */
+static inline struct path *fuse_bpf_path(struct inode *inode)
+{
+	return &get_fuse_inode(inode)->backing_path;
+}
+
+static inline bool fuse_bpf_backed(struct inode *inode)
+{
+	return get_fuse_inode(inode)->backing_path.dentry;
+}
+
+static inline struct dentry *fuse_bpf_dentry(struct inode *inode)
+{
+	return get_fuse_inode(inode)->backing_path.dentry;
+}
+
+static inline struct inode *fuse_bpf_inode(struct inode *inode)
+{
+	return d_inode(get_fuse_inode(inode)->backing_path.dentry);
+}
+
+/* The backing file of an open file of a backed node. */
+static inline struct file *fuse_bpf_file(struct file *file)
+{
+	return ((struct fuse_file *)file->private_data)->passthrough;
+}
+
+/*
+ * One operation on a backed node, as the dispatcher sees it.  @args
+ * describes it as a daemon would see it: the BPF filters read and rewrite
+ * those arguments, and the backing step reads them back.
+ */
+struct fuse_bpf_req {
+	struct inode *inode;
+	struct fuse_args args;
+};
+
+#define FUSE_BPF_REQ(op, node) \
+	{ .inode = (node), .args = { .opcode = (op), .nodeid = get_node_id(node) } }
+
+/**
+ * struct fuse_bpf_op - the steps of one operation on a backed node
+ * @setup: describe the VFS arguments in req->args
+ * @backing: run the operation on the lower filesystem, with the backing
+ *	credentials
+ * @finish: bring the FUSE dentries and inodes up to date with the result
+ * @flags: FUSE_BPF_WRITE: takes write access to the lower mount first;
+ *	FUSE_BPF_AS_CALLER: what it makes is owned by the caller
+ *
+ * The BPF prefilter runs between @setup and @backing, the postfilter
+ * between @backing and @finish.
+ */
+struct fuse_bpf_op {
+	int (*setup)(struct fuse_bpf_req *req);
+	int (*backing)(struct fuse_bpf_req *req);
+	int (*finish)(struct fuse_bpf_req *req, int err);
+	unsigned int flags;
+};
+
+#define FUSE_BPF_WRITE		(1U << 0)
+#define FUSE_BPF_AS_CALLER	(1U << 1)
+
+int fuse_bpf_run(struct fuse_bpf_req *req);
+void fuse_bpf_arg_in(struct fuse_bpf_req *req, unsigned int size,
+		     const void *value);
+void fuse_bpf_arg_out(struct fuse_bpf_req *req, unsigned int size,
+		      void *value);
+const struct cred *fuse_bpf_override_creds(struct inode *inode);
+struct inode *fuse_bpf_iget(struct super_block *sb, const struct path *path);
+void fuse_bpf_copyattr(struct inode *inode);
+struct dentry *fuse_bpf_lookup_child(struct dentry *parent,
+				     const struct qstr *name);
+struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file);
+bool fuse_bpf_open_common(int *err, u32 opcode, struct inode *inode,
+			  struct file *file);
+
+extern const struct fuse_bpf_op fuse_bpf_lookup_op, fuse_bpf_create_op,
+	fuse_bpf_mknod_op, fuse_bpf_mkdir_op, fuse_bpf_symlink_op,
+	fuse_bpf_link_op, fuse_bpf_unlink_op, fuse_bpf_rmdir_op,
+	fuse_bpf_rename_op, fuse_bpf_tmpfile_op, fuse_bpf_readlink_op,
+	fuse_bpf_opendir_op, fuse_bpf_readdir_op, fuse_bpf_open_op,
+	fuse_bpf_flush_op, fuse_bpf_fsync_op, fuse_bpf_fsyncdir_op,
+	fuse_bpf_lseek_op, fuse_bpf_fallocate_op, fuse_bpf_copy_file_range_op,
+	fuse_bpf_getlk_op, fuse_bpf_setlk_op, fuse_bpf_getattr_op,
+	fuse_bpf_setattr_op, fuse_bpf_statfs_op, fuse_bpf_getxattr_op,
+	fuse_bpf_setxattr_op, fuse_bpf_listxattr_op, fuse_bpf_removexattr_op,
+	fuse_bpf_fileattr_op;
+
+/* backing.c: mount, nodes, credentials */
+int fuse_bpf_parse_root_dir(struct fs_context *fsc, struct fs_parameter *param,
+			    struct fs_parse_result *result);
+int fuse_bpf_parse_no_daemon(struct fs_context *fsc);
+int fuse_bpf_check_options(struct fs_context *fsc);
+int fuse_bpf_fill_super(struct super_block *sb, struct fuse_fs_context *ctx);
+int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
+		      struct fuse_fs_context *ctx);
+void fuse_bpf_evict_inode(struct inode *inode);
+void fuse_bpf_conn_free(struct fuse_conn *fc);
+bool fuse_bpf_keep_dentry(const struct dentry *dentry);
+
+/* backing_dir.c: names and directories */
+bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,
+		     struct dentry *entry, unsigned int flags);
+bool fuse_bpf_revalidate(int *ret, struct dentry *entry, unsigned int flags);
+bool fuse_bpf_atomic_open(int *err, struct inode *dir, struct dentry *entry,
+			  struct file *file, unsigned int flags, umode_t mode);
+bool fuse_bpf_create(int *err, struct inode *dir, struct dentry *entry,
+		     umode_t mode, bool excl);
+bool fuse_bpf_mknod(int *err, struct inode *dir, struct dentry *entry,
+		    umode_t mode, dev_t rdev);
+bool fuse_bpf_mkdir(int *err, struct inode *dir, struct dentry *entry,
+		    umode_t mode);
+bool fuse_bpf_symlink(int *err, struct inode *dir, struct dentry *entry,
+		      const char *link);
+bool fuse_bpf_link(int *err, struct dentry *old, struct inode *dir,
+		   struct dentry *entry);
+bool fuse_bpf_unlink(int *err, struct inode *dir, struct dentry *entry);
+bool fuse_bpf_rmdir(int *err, struct inode *dir, struct dentry *entry);
+bool fuse_bpf_rename(int *err, struct inode *olddir, struct dentry *oldent,
+		     struct inode *newdir, struct dentry *newent,
+		     unsigned int flags);
+bool fuse_bpf_tmpfile(int *err, struct inode *dir, struct file *file,
+		      umode_t mode);
+bool fuse_bpf_get_link(const char **res, struct dentry *entry,
+		       struct inode *inode, struct delayed_call *done);
+bool fuse_bpf_opendir(int *err, struct inode *inode, struct file *file);
+bool fuse_bpf_readdir(int *err, struct file *file, struct dir_context *ctx);
+
+/* backing_file.c: open files */
+bool fuse_bpf_open(int *err, struct inode *inode, struct file *file);
+bool fuse_bpf_flush(int *err, struct file *file, fl_owner_t id);
+bool fuse_bpf_fsync(int *err, struct file *file, loff_t start, loff_t end,
+		    int datasync);
+bool fuse_bpf_llseek(loff_t *res, struct file *file, loff_t offset,
+		     int whence);
+bool fuse_bpf_fallocate(int *err, struct file *file, int mode,
+			loff_t offset, loff_t length);
+bool fuse_bpf_copy_file_range(ssize_t *res, struct file *src, loff_t src_off,
+			      struct file *dst, loff_t dst_off, size_t len,
+			      unsigned int flags);
+bool fuse_bpf_lock(int *err, struct file *file, int cmd,
+		   struct file_lock *fl);
+bool fuse_bpf_flock(int *err, struct file *file, int cmd,
+		    struct file_lock *fl);
+bool fuse_bpf_ioctl(long *err, struct file *file);
+
+/* backing_attr.c: attributes, permission, xattrs, ACLs */
+bool fuse_bpf_permission(int *err, struct inode *inode, int mask);
+bool fuse_bpf_getattr(int *err, const struct path *path, struct kstat *stat,
+		      u32 mask, unsigned int flags);
+bool fuse_bpf_setattr(int *err, struct dentry *entry, struct iattr *attr);
+bool fuse_bpf_statfs(int *err, struct dentry *entry, struct kstatfs *buf);
+bool fuse_bpf_getxattr(ssize_t *res, struct inode *inode, const char *name,
+		       void *value, size_t size);
+bool fuse_bpf_setxattr(int *err, struct inode *inode, const char *name,
+		       const void *value, size_t size, int flags);
+bool fuse_bpf_listxattr(ssize_t *res, struct dentry *entry, char *list,
+			size_t size);
+bool fuse_bpf_removexattr(int *err, struct inode *inode, const char *name);
+bool fuse_bpf_get_inode_acl(struct posix_acl **res, struct inode *inode,
+			    int type, bool rcu);
+bool fuse_bpf_get_acl(struct posix_acl **res, struct dentry *entry, int type);
+bool fuse_bpf_set_acl(int *err, struct dentry *entry, struct posix_acl *acl,
+		      int type);
+bool fuse_bpf_fileattr_get(int *err, struct dentry *entry,
+			   struct fileattr *fa);
+bool fuse_bpf_fileattr_set(int *err, struct dentry *entry,
+			   struct fileattr *fa);
+
+#else /* !CONFIG_FUSE_BPF */
+
+static inline bool fuse_bpf_backed(struct inode *inode) { return false; }
+static inline int fuse_bpf_check_options(struct fs_context *fsc) { return 0; }
+static inline int fuse_bpf_fill_super(struct super_block *sb,
+				      struct fuse_fs_context *ctx)
+{
+	return -EINVAL;
+}
+
+static inline int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
+				    struct fuse_fs_context *ctx)
+{
+	return 0;
+}
+
+static inline void fuse_bpf_evict_inode(struct inode *inode) {}
+static inline void fuse_bpf_conn_free(struct fuse_conn *fc) {}
+static inline bool fuse_bpf_keep_dentry(const struct dentry *d) { return false; }
+
+#define fuse_bpf_lookup(...)		false
+#define fuse_bpf_revalidate(...)	false
+#define fuse_bpf_atomic_open(...)	false
+#define fuse_bpf_create(...)		false
+#define fuse_bpf_mknod(...)		false
+#define fuse_bpf_mkdir(...)		false
+#define fuse_bpf_symlink(...)		false
+#define fuse_bpf_link(...)		false
+#define fuse_bpf_unlink(...)		false
+#define fuse_bpf_rmdir(...)		false
+#define fuse_bpf_rename(...)		false
+#define fuse_bpf_tmpfile(...)		false
+#define fuse_bpf_get_link(...)		false
+#define fuse_bpf_opendir(...)		false
+#define fuse_bpf_readdir(...)		false
+#define fuse_bpf_open(...)		false
+#define fuse_bpf_flush(...)		false
+#define fuse_bpf_fsync(...)		false
+#define fuse_bpf_llseek(...)		false
+#define fuse_bpf_fallocate(...)		false
+#define fuse_bpf_copy_file_range(...)	false
+#define fuse_bpf_lock(...)		false
+#define fuse_bpf_flock(...)		false
+#define fuse_bpf_ioctl(...)		false
+#define fuse_bpf_permission(...)	false
+#define fuse_bpf_getattr(...)		false
+#define fuse_bpf_setattr(...)		false
+#define fuse_bpf_statfs(...)		false
+#define fuse_bpf_getxattr(...)		false
+#define fuse_bpf_setxattr(...)		false
+#define fuse_bpf_listxattr(...)		false
+#define fuse_bpf_removexattr(...)	false
+#define fuse_bpf_get_inode_acl(...)	false
+#define fuse_bpf_get_acl(...)		false
+#define fuse_bpf_set_acl(...)		false
+#define fuse_bpf_fileattr_get(...)	false
+#define fuse_bpf_fileattr_set(...)	false
+
+#endif /* CONFIG_FUSE_BPF */
+#endif /* _FS_FUSE_BACKING_H */

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FUSE-BPF: attributes, permission, xattrs and ACLs of backed nodes.
+ *
+ * The FUSE inode mirrors the lower inode's attributes.  The caller's
+ * permission is checked against them, as with default_permissions; the
+ * lower filesystem is then asked with the backing credentials.
+ */
+
+#include "fuse_i.h"
+
+#include <linux/fileattr.h>
+#include <linux/magic.h>
+#include <linux/posix_acl.h>
+#include <linux/posix_acl_xattr.h>
+#include <linux/statfs.h>
+#include <linux/xattr.h>
+
+static struct mnt_idmap *fuse_bpf_idmap(struct inode *inode)
+{
+	return mnt_idmap(fuse_bpf_path(inode)->mnt);
+}
+
+bool fuse_bpf_permission(int *err, struct inode *inode, int mask)
+{
+	if (!fuse_bpf_backed(inode))
+		return false;
+	fuse_bpf_copyattr(inode);
+	*err = generic_permission(&nop_mnt_idmap, inode, mask);
+	return true;
+}
+
+/* getattr */
+
+struct fuse_bpf_getattr {
+	struct fuse_bpf_req req;
+	struct fuse_getattr_in in;
+	struct kstat *stat;
+	u32 mask;
+	unsigned int flags;
+};
+
+static int fuse_bpf_getattr_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_getattr *g = container_of(req, typeof(*g), req);
+
+	fuse_bpf_arg_in(req, sizeof(g->in), &g->in);
+	return 0;
+}
+
+static int fuse_bpf_getattr_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_getattr *g = container_of(req, typeof(*g), req);
+
+	/* As ovl_do_getattr(): the caller may have done the LSM check. */
+	if (g->flags & AT_GETATTR_NOSEC)
+		return vfs_getattr_nosec(fuse_bpf_path(req->inode), g->stat,
+					 g->mask, g->flags);
+	return vfs_getattr(fuse_bpf_path(req->inode), g->stat, g->mask,
+			   g->flags);
+}
+
+/* st_ino is the lower inode's; st_dev is the FUSE superblock's. */
+static int fuse_bpf_getattr_finish(struct fuse_bpf_req *req, int err)
+{
+	struct fuse_bpf_getattr *g = container_of(req, typeof(*g), req);
+
+	if (err)
+		return err;
+	g->stat->dev = req->inode->i_sb->s_dev;
+	fuse_bpf_copyattr(req->inode);
+	return 0;
+}
+
+const struct fuse_bpf_op fuse_bpf_getattr_op = {
+	.setup = fuse_bpf_getattr_setup,
+	.backing = fuse_bpf_getattr_backing,
+	.finish = fuse_bpf_getattr_finish,
+};
+
+bool fuse_bpf_getattr(int *err, const struct path *path, struct kstat *stat,
+		      u32 mask, unsigned int flags)
+{
+	struct inode *inode = d_inode(path->dentry);
+	struct fuse_bpf_getattr g = {
+		.req = FUSE_BPF_REQ(FUSE_GETATTR, inode),
+		.stat = stat,
+		.mask = mask,
+		.flags = flags,
+	};
+
+	if (!fuse_bpf_backed(inode))
+		return false;
+	*err = fuse_bpf_run(&g.req);
+	return true;
+}
+
+/* setattr */
+
+struct fuse_bpf_setattr {
+	struct fuse_bpf_req req;
+	struct fuse_setattr_in in;
+	struct dentry *entry;
+	struct iattr attr;
+};
+
+static int fuse_bpf_setattr_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_setattr *s = container_of(req, typeof(*s), req);
+	struct iattr *attr = &s->attr;
+	unsigned int v = attr->ia_valid;
+	struct fuse_setattr_in *in = &s->in;
+
+	in->valid = (v & ATTR_MODE ? FATTR_MODE : 0) |
+		    (v & ATTR_UID ? FATTR_UID : 0) |
+		    (v & ATTR_GID ? FATTR_GID : 0) |
+		    (v & ATTR_SIZE ? FATTR_SIZE : 0) |
+		    (v & ATTR_ATIME ? FATTR_ATIME : 0) |
+		    (v & ATTR_MTIME ? FATTR_MTIME : 0);
+	in->mode = attr->ia_mode;
+	in->uid = from_kuid(&init_user_ns, attr->ia_uid);
+	in->gid = from_kgid(&init_user_ns, attr->ia_gid);
+	in->size = attr->ia_size;
+	in->atime = attr->ia_atime.tv_sec;
+	in->atimensec = attr->ia_atime.tv_nsec;
+	in->mtime = attr->ia_mtime.tv_sec;
+	in->mtimensec = attr->ia_mtime.tv_nsec;
+	fuse_bpf_arg_in(req, sizeof(*in), in);
+	return 0;
+}
+
+static int fuse_bpf_setattr_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_setattr *s = container_of(req, typeof(*s), req);
+	struct dentry *lower = fuse_bpf_dentry(req->inode);
+	struct inode *linode = d_inode(lower);
+	int err;
+
+	if (s->attr.ia_valid & ATTR_SIZE) {
+		err = get_write_access(linode);
+		if (err)
+			return err;
+	}
+	inode_lock(linode);
+	err = notify_change(fuse_bpf_idmap(req->inode), lower, &s->attr, NULL);
+	inode_unlock(linode);
+	if (s->attr.ia_valid & ATTR_SIZE)
+		put_write_access(linode);
+	return err;
+}
+
+static int fuse_bpf_attr_finish(struct fuse_bpf_req *req, int err)
+{
+	fuse_bpf_copyattr(req->inode);
+	return err;
+}
+
+const struct fuse_bpf_op fuse_bpf_setattr_op = {
+	.setup = fuse_bpf_setattr_setup,
+	.backing = fuse_bpf_setattr_backing,
+	.finish = fuse_bpf_attr_finish,
+	.flags = FUSE_BPF_WRITE,
+};
+
+bool fuse_bpf_setattr(int *err, struct dentry *entry, struct iattr *attr)
+{
+	struct inode *inode = d_inode(entry);
+	struct fuse_bpf_setattr s = {
+		.req = FUSE_BPF_REQ(FUSE_SETATTR, inode),
+		.entry = entry,
+	};
+
+	if (!fuse_bpf_backed(inode))
+		return false;
+	*err = setattr_prepare(&nop_mnt_idmap, entry, attr);
+	if (*err)
+		return true;
+	s.attr = *attr;
+	/*
+	 * The lower filesystem works out from its own inode which of the
+	 * setuid and setgid bits a kill request drops.
+	 */
+	if (s.attr.ia_valid & (ATTR_KILL_SUID | ATTR_KILL_SGID))
+		s.attr.ia_valid &= ~ATTR_MODE;
+	if (s.attr.ia_valid & ATTR_FILE)
+		s.attr.ia_file = fuse_bpf_file(attr->ia_file);
+	*err = fuse_bpf_run(&s.req);
+	return true;
+}
+
+/* statfs */
+
+struct fuse_bpf_statfs {
+	struct fuse_bpf_req req;
+	struct fuse_statfs_out out;
+	struct kstatfs *buf;
+};
+
+static int fuse_bpf_statfs_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_statfs *s = container_of(req, typeof(*s), req);
+
+	fuse_bpf_arg_out(req, sizeof(s->out), &s->out);
+	return 0;
+}
+
+static int fuse_bpf_statfs_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_statfs *s = container_of(req, typeof(*s), req);
+	int err;
+
+	err = vfs_statfs(fuse_bpf_path(req->inode), s->buf);
+	s->buf->f_type = FUSE_SUPER_MAGIC;
+	return err;
+}
+
+const struct fuse_bpf_op fuse_bpf_statfs_op = {
+	.setup = fuse_bpf_statfs_setup,
+	.backing = fuse_bpf_statfs_backing,
+};
+
+bool fuse_bpf_statfs(int *err, struct dentry *entry, struct kstatfs *buf)
+{
+	struct fuse_bpf_statfs s = {
+		.req = FUSE_BPF_REQ(FUSE_STATFS, d_inode(entry)),
+		.buf = buf,
+	};
+
+	if (!fuse_bpf_backed(d_inode(entry)))
+		return false;
+	*err = fuse_bpf_run(&s.req);
+	return true;
+}
+
+/*
+ * Extended attributes.  POSIX ACLs travel the same way (a daemon sees them
+ * as system.posix_acl_* xattrs), in their kernel form.
+ */
+
+struct fuse_bpf_xattr {
+	struct fuse_bpf_req req;
+	union {
+		struct fuse_getxattr_in get;
+		struct fuse_setxattr_in set;
+	} in;
+	struct fuse_getxattr_out out;
+	const char *name;
+	void *value;
+	size_t size;
+	int flags;
+	bool is_acl;
+	struct posix_acl *acl;
+	ssize_t res;
+};
+
+static int fuse_bpf_xattr_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+
+	switch (req->args.opcode) {
+	case FUSE_GETXATTR:
+	case FUSE_LISTXATTR:
+		x->in.get.size = x->size;
+		fuse_bpf_arg_in(req, sizeof(x->in.get), &x->in.get);
+		break;
+	case FUSE_SETXATTR:
+		x->in.set.size = x->size;
+		x->in.set.flags = x->flags;
+		fuse_bpf_arg_in(req, sizeof(x->in.set), &x->in.set);
+		break;
+	}
+	if (x->name)
+		fuse_bpf_arg_in(req, strlen(x->name) + 1, x->name);
+	if (req->args.opcode == FUSE_SETXATTR && !x->is_acl)
+		fuse_bpf_arg_in(req, x->size, x->value);
+	else if (x->size)
+		fuse_bpf_arg_out(req, x->size, x->value);
+	else
+		fuse_bpf_arg_out(req, sizeof(x->out), &x->out);
+	return 0;
+}
+
+static int fuse_bpf_xattr_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+	struct mnt_idmap *idmap = fuse_bpf_idmap(req->inode);
+	struct dentry *lower = fuse_bpf_dentry(req->inode);
+
+	switch (req->args.opcode) {
+	case FUSE_GETXATTR:
+		if (x->is_acl) {
+			x->acl = vfs_get_acl(idmap, lower, x->name);
+			return PTR_ERR_OR_ZERO(x->acl);
+		}
+		x->res = vfs_getxattr(idmap, lower, x->name, x->value, x->size);
+		break;
+	case FUSE_LISTXATTR:
+		x->res = vfs_listxattr(lower, x->value, x->size);
+		break;
+	case FUSE_SETXATTR:
+		if (x->is_acl)
+			return vfs_set_acl(idmap, lower, x->name, x->acl);
+		return vfs_setxattr(idmap, lower, x->name, x->value, x->size,
+				    x->flags);
+	case FUSE_REMOVEXATTR:
+		if (x->is_acl)
+			return vfs_remove_acl(idmap, lower, x->name);
+		return vfs_removexattr(idmap, lower, x->name);
+	}
+	return x->res < 0 ? x->res : 0;
+}
+
+const struct fuse_bpf_op fuse_bpf_getxattr_op = {
+	.setup = fuse_bpf_xattr_setup,
+	.backing = fuse_bpf_xattr_backing,
+};
+
+const struct fuse_bpf_op fuse_bpf_listxattr_op = {
+	.setup = fuse_bpf_xattr_setup,
+	.backing = fuse_bpf_xattr_backing,
+};
+
+const struct fuse_bpf_op fuse_bpf_setxattr_op = {
+	.setup = fuse_bpf_xattr_setup,
+	.backing = fuse_bpf_xattr_backing,
+	.finish = fuse_bpf_attr_finish,
+	.flags = FUSE_BPF_WRITE,
+};
+
+const struct fuse_bpf_op fuse_bpf_removexattr_op = {
+	.setup = fuse_bpf_xattr_setup,
+	.backing = fuse_bpf_xattr_backing,
+	.finish = fuse_bpf_attr_finish,
+	.flags = FUSE_BPF_WRITE,
+};
+
+static bool fuse_bpf_xattr_run(int *err, u32 opcode, struct inode *inode,
+			       struct fuse_bpf_xattr *x)
+{
+	if (!fuse_bpf_backed(inode))
+		return false;
+	x->req.inode = inode;
+	x->req.args.opcode = opcode;
+	x->req.args.nodeid = get_node_id(inode);
+	*err = fuse_bpf_run(&x->req);
+	return true;
+}
+
+bool fuse_bpf_getxattr(ssize_t *res, struct inode *inode, const char *name,
+		       void *value, size_t size)
+{
+	struct fuse_bpf_xattr x = { .name = name, .value = value, .size = size };
+	int err;
+
+	if (!fuse_bpf_xattr_run(&err, FUSE_GETXATTR, inode, &x))
+		return false;
+	*res = err ? err : x.res;
+	return true;
+}
+
+bool fuse_bpf_listxattr(ssize_t *res, struct dentry *entry, char *list,
+			size_t size)
+{
+	struct fuse_bpf_xattr x = { .value = list, .size = size };
+	int err;
+
+	if (!fuse_bpf_xattr_run(&err, FUSE_LISTXATTR, d_inode(entry), &x))
+		return false;
+	*res = err ? err : x.res;
+	return true;
+}
+
+bool fuse_bpf_setxattr(int *err, struct inode *inode, const char *name,
+		       const void *value, size_t size, int flags)
+{
+	struct fuse_bpf_xattr x = {
+		.name = name,
+		.value = (void *)value,
+		.size = size,
+		.flags = flags,
+	};
+
+	return fuse_bpf_xattr_run(err, FUSE_SETXATTR, inode, &x);
+}
+
+bool fuse_bpf_removexattr(int *err, struct inode *inode, const char *name)
+{
+	struct fuse_bpf_xattr x = { .name = name };
+
+	return fuse_bpf_xattr_run(err, FUSE_REMOVEXATTR, inode, &x);
+}
+
+/*
+ * Backed inodes never cache ACLs (ACL_DONT_CACHE): permission checks read
+ * the lower inode's, so a change made on the lower filesystem is seen.
+ */
+bool fuse_bpf_get_inode_acl(struct posix_acl **res, struct inode *inode,
+			    int type, bool rcu)
+{
+	if (!fuse_bpf_backed(inode))
+		return false;
+	if (rcu)
+		*res = get_cached_acl_rcu(fuse_bpf_inode(inode), type);
+	else
+		*res = get_inode_acl(fuse_bpf_inode(inode), type);
+	return true;
+}
+
+bool fuse_bpf_get_acl(struct posix_acl **res, struct dentry *entry, int type)
+{
+	struct fuse_bpf_xattr x = {
+		.name = posix_acl_xattr_name(type),
+		.is_acl = true,
+	};
+	int err;
+
+	if (!fuse_bpf_xattr_run(&err, FUSE_GETXATTR, d_inode(entry), &x))
+		return false;
+	*res = err ? ERR_PTR(err) : x.acl;
+	return true;
+}
+
+bool fuse_bpf_set_acl(int *err, struct dentry *entry, struct posix_acl *acl,
+		      int type)
+{
+	struct fuse_bpf_xattr x = {
+		.name = posix_acl_xattr_name(type),
+		.is_acl = true,
+		.acl = acl,
+	};
+
+	return fuse_bpf_xattr_run(err, acl ? FUSE_SETXATTR : FUSE_REMOVEXATTR,
+				  d_inode(entry), &x);
+}
+
+/* FS_IOC_[GS]ETFLAGS and FS_IOC_FS[GS]ETXATTR: a daemon sees FUSE_IOCTL. */
+
+struct fuse_bpf_fileattr {
+	struct fuse_bpf_req req;
+	struct fuse_ioctl_in in;
+	struct fileattr *fa;
+};
+
+static int fuse_bpf_fileattr_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_fileattr *f = container_of(req, typeof(*f), req);
+
+	fuse_bpf_arg_in(req, sizeof(f->in), &f->in);
+	return 0;
+}
+
+static int fuse_bpf_fileattr_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_fileattr *f = container_of(req, typeof(*f), req);
+	struct dentry *lower = fuse_bpf_dentry(req->inode);
+
+	struct vfsmount *mnt = fuse_bpf_path(req->inode)->mnt;
+	int err;
+
+	if (f->in.cmd == FS_IOC_GETFLAGS || f->in.cmd == FS_IOC_FSGETXATTR)
+		return vfs_fileattr_get(lower, f->fa);
+	err = mnt_want_write(mnt);
+	if (err)
+		return err;
+	err = vfs_fileattr_set(fuse_bpf_idmap(req->inode), lower, f->fa);
+	mnt_drop_write(mnt);
+	return err;
+}
+
+const struct fuse_bpf_op fuse_bpf_fileattr_op = {
+	.setup = fuse_bpf_fileattr_setup,
+	.backing = fuse_bpf_fileattr_backing,
+	.finish = fuse_bpf_attr_finish,
+};
+
+static bool fuse_bpf_fileattr(int *err, struct dentry *entry,
+			      struct fileattr *fa, bool set)
+{
+	struct inode *inode = d_inode(entry);
+	struct fuse_bpf_fileattr f = {
+		.req = FUSE_BPF_REQ(FUSE_IOCTL, inode),
+		.fa = fa,
+	};
+
+	if (!fuse_bpf_backed(inode))
+		return false;
+	if (fa->fsx_valid)
+		f.in.cmd = set ? FS_IOC_FSSETXATTR : FS_IOC_FSGETXATTR;
+	else
+		f.in.cmd = set ? FS_IOC_SETFLAGS : FS_IOC_GETFLAGS;
+	*err = fuse_bpf_run(&f.req);
+	return true;
+}
+
+bool fuse_bpf_fileattr_get(int *err, struct dentry *entry, struct fileattr *fa)
+{
+	return fuse_bpf_fileattr(err, entry, fa, false);
+}
+
+bool fuse_bpf_fileattr_set(int *err, struct dentry *entry, struct fileattr *fa)
+{
+	return fuse_bpf_fileattr(err, entry, fa, true);
+}

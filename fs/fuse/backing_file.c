@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FUSE-BPF: open files of backed nodes.
+ *
+ * An open file of a backed node carries its backing file in
+ * ff->passthrough, so read_iter, write_iter, splice and mmap take the FUSE
+ * passthrough path (fs/fuse/passthrough.c over fs/backing-file.c).  The
+ * operations here are the rest: flush, fsync, llseek, fallocate,
+ * copy_file_range and locks.
+ */
+
+#include "fuse_i.h"
+
+#include <linux/file.h>
+#include <linux/filelock.h>
+
+bool fuse_bpf_open(int *err, struct inode *inode, struct file *file)
+{
+	return fuse_bpf_open_common(err, FUSE_OPEN, inode, file);
+}
+
+/* A request on one open file of a backed node. */
+struct fuse_bpf_file_req {
+	struct fuse_bpf_req req;
+	struct file *file;
+	union {
+		struct fuse_flush_in flush;
+		struct fuse_fsync_in fsync;
+		struct fuse_lseek_in lseek;
+		struct fuse_fallocate_in fallocate;
+		struct fuse_copy_file_range_in copy;
+		struct fuse_lk_in lk;
+	} in;
+	union {
+		struct fuse_lseek_out lseek;
+		struct fuse_write_out copy;
+	} out;
+	union {
+		fl_owner_t owner;		/* FUSE_FLUSH */
+		struct {			/* FUSE_FSYNC, FUSE_FSYNCDIR */
+			loff_t start, end;
+		} range;
+		struct file *dst;		/* FUSE_COPY_FILE_RANGE */
+		struct {			/* FUSE_GETLK, FUSE_SETLK */
+			struct file_lock *fl;
+			int cmd;
+			bool flock;
+		};
+	};
+	s64 res;
+};
+
+static int fuse_bpf_file_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+
+	switch (req->args.opcode) {
+	case FUSE_FLUSH:
+		fuse_bpf_arg_in(req, sizeof(f->in.flush), &f->in.flush);
+		break;
+	case FUSE_FSYNC:
+	case FUSE_FSYNCDIR:
+		fuse_bpf_arg_in(req, sizeof(f->in.fsync), &f->in.fsync);
+		break;
+	case FUSE_LSEEK:
+		fuse_bpf_arg_in(req, sizeof(f->in.lseek), &f->in.lseek);
+		fuse_bpf_arg_out(req, sizeof(f->out.lseek), &f->out.lseek);
+		break;
+	case FUSE_FALLOCATE:
+		fuse_bpf_arg_in(req, sizeof(f->in.fallocate), &f->in.fallocate);
+		break;
+	case FUSE_COPY_FILE_RANGE:
+		fuse_bpf_arg_in(req, sizeof(f->in.copy), &f->in.copy);
+		fuse_bpf_arg_out(req, sizeof(f->out.copy), &f->out.copy);
+		break;
+	case FUSE_GETLK:
+	case FUSE_SETLK:
+		fuse_bpf_arg_in(req, sizeof(f->in.lk), &f->in.lk);
+		break;
+	}
+	return 0;
+}
+
+static int fuse_bpf_flush_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+	struct file *lower = fuse_bpf_file(f->file);
+
+	/* POSIX locks were taken on the backing file: drop them with ours. */
+	locks_remove_posix(lower, f->owner);
+	if (lower->f_op->flush)
+		return lower->f_op->flush(lower, f->owner);
+	return 0;
+}
+
+static int fuse_bpf_fsync_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+	struct fuse_fsync_in *in = &f->in.fsync;
+
+	return vfs_fsync_range(fuse_bpf_file(f->file), f->range.start,
+			       f->range.end,
+			       in->fsync_flags & FUSE_FSYNC_FDATASYNC);
+}
+
+/* As overlayfs: the backing file keeps the position, under the inode lock. */
+static int fuse_bpf_lseek_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+	struct file *lower = fuse_bpf_file(f->file);
+	loff_t pos;
+
+	lower->f_pos = f->file->f_pos;
+	pos = vfs_llseek(lower, f->in.lseek.offset, f->in.lseek.whence);
+	f->file->f_pos = lower->f_pos;
+	f->out.lseek.offset = pos;
+	return pos < 0 ? pos : 0;
+}
+
+static int fuse_bpf_fallocate_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+	struct fuse_fallocate_in *in = &f->in.fallocate;
+
+	return vfs_fallocate(fuse_bpf_file(f->file), in->mode, in->offset,
+			     in->length);
+}
+
+static int fuse_bpf_copy_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+	struct fuse_copy_file_range_in *in = &f->in.copy;
+	ssize_t ret;
+
+	ret = vfs_copy_file_range(fuse_bpf_file(f->file), in->off_in,
+				  fuse_bpf_file(f->dst), in->off_out, in->len,
+				  in->flags);
+	f->res = ret;
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Locks are taken on the backing file, so they conflict with locks taken
+ * on the lower file directly.  flock and OFD locks belong to an open file:
+ * to the backing file there.
+ */
+static int fuse_bpf_lock_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+	struct file *lower = fuse_bpf_file(f->file);
+	struct file_lock *fl = f->fl;
+	fl_owner_t owner = fl->c.flc_owner;
+	int err;
+
+	fl->c.flc_file = lower;
+	if (owner == f->file)
+		fl->c.flc_owner = lower;
+	if (f->flock && lower->f_op->flock)
+		err = lower->f_op->flock(lower, f->cmd, fl);
+	else if (f->flock)
+		err = locks_lock_file_wait(lower, fl);
+	else if (req->args.opcode == FUSE_GETLK)
+		err = vfs_test_lock(lower, fl);
+	else
+		err = vfs_lock_file(lower, f->cmd, fl, NULL);
+	fl->c.flc_file = f->file;
+	if (fl->c.flc_owner == lower)
+		fl->c.flc_owner = owner;
+	return err;
+}
+
+static int fuse_bpf_file_finish(struct fuse_bpf_req *req, int err)
+{
+	fuse_bpf_copyattr(req->inode);
+	return err;
+}
+
+const struct fuse_bpf_op fuse_bpf_flush_op = {
+	.setup = fuse_bpf_file_setup,
+	.backing = fuse_bpf_flush_backing,
+};
+
+const struct fuse_bpf_op fuse_bpf_fsync_op = {
+	.setup = fuse_bpf_file_setup,
+	.backing = fuse_bpf_fsync_backing,
+};
+
+const struct fuse_bpf_op fuse_bpf_fsyncdir_op = {
+	.setup = fuse_bpf_file_setup,
+	.backing = fuse_bpf_fsync_backing,
+};
+
+const struct fuse_bpf_op fuse_bpf_lseek_op = {
+	.setup = fuse_bpf_file_setup,
+	.backing = fuse_bpf_lseek_backing,
+};
+
+const struct fuse_bpf_op fuse_bpf_fallocate_op = {
+	.setup = fuse_bpf_file_setup,
+	.backing = fuse_bpf_fallocate_backing,
+	.finish = fuse_bpf_file_finish,
+};
+
+const struct fuse_bpf_op fuse_bpf_copy_file_range_op = {
+	.setup = fuse_bpf_file_setup,
+	.backing = fuse_bpf_copy_backing,
+};
+
+const struct fuse_bpf_op fuse_bpf_getlk_op = {
+	.setup = fuse_bpf_file_setup,
+	.backing = fuse_bpf_lock_backing,
+};
+
+const struct fuse_bpf_op fuse_bpf_setlk_op = {
+	.setup = fuse_bpf_file_setup,
+	.backing = fuse_bpf_lock_backing,
+};
+
+static bool fuse_bpf_file_run(int *err, u32 opcode, struct file *file,
+			      struct fuse_bpf_file_req *f)
+{
+	struct inode *inode = file_inode(file);
+
+	if (!fuse_bpf_backed(inode))
+		return false;
+	f->req.inode = inode;
+	f->req.args.opcode = opcode;
+	f->req.args.nodeid = get_node_id(inode);
+	f->file = file;
+	*err = fuse_bpf_run(&f->req);
+	return true;
+}
+
+bool fuse_bpf_flush(int *err, struct file *file, fl_owner_t id)
+{
+	struct fuse_bpf_file_req f = { .owner = id };
+
+	return fuse_bpf_file_run(err, FUSE_FLUSH, file, &f);
+}
+
+bool fuse_bpf_fsync(int *err, struct file *file, loff_t start, loff_t end,
+		    int datasync)
+{
+	struct fuse_bpf_file_req f = {
+		.in.fsync.fsync_flags = datasync ? FUSE_FSYNC_FDATASYNC : 0,
+		.range = { .start = start, .end = end },
+	};
+	u32 opcode = S_ISDIR(file_inode(file)->i_mode) ? FUSE_FSYNCDIR :
+							  FUSE_FSYNC;
+
+	return fuse_bpf_file_run(err, opcode, file, &f);
+}
+
+bool fuse_bpf_llseek(loff_t *res, struct file *file, loff_t offset,
+		     int whence)
+{
+	struct inode *inode = file_inode(file);
+	struct fuse_bpf_file_req f = {
+		.in.lseek = { .offset = offset, .whence = whence },
+	};
+	bool backed;
+	int err;
+
+	if (!fuse_bpf_backed(inode))
+		return false;
+	inode_lock(inode);
+	backed = fuse_bpf_file_run(&err, FUSE_LSEEK, file, &f);
+	inode_unlock(inode);
+	*res = err ? err : f.out.lseek.offset;
+	return backed;
+}
+
+bool fuse_bpf_fallocate(int *err, struct file *file, int mode,
+			loff_t offset, loff_t length)
+{
+	struct fuse_bpf_file_req f = {
+		.in.fallocate = {
+			.offset = offset,
+			.length = length,
+			.mode = mode,
+		},
+	};
+
+	return fuse_bpf_file_run(err, FUSE_FALLOCATE, file, &f);
+}
+
+bool fuse_bpf_copy_file_range(ssize_t *res, struct file *src, loff_t src_off,
+			      struct file *dst, loff_t dst_off, size_t len,
+			      unsigned int flags)
+{
+	struct fuse_bpf_file_req f = {
+		.in.copy = {
+			.off_in = src_off,
+			.nodeid_out = get_node_id(file_inode(dst)),
+			.off_out = dst_off,
+			.len = len,
+			.flags = flags,
+		},
+		.dst = dst,
+	};
+	bool src_backed = fuse_bpf_backed(file_inode(src));
+	int err;
+
+	if (!src_backed && !fuse_bpf_backed(file_inode(dst)))
+		return false;
+	if (!src_backed || !fuse_bpf_backed(file_inode(dst))) {
+		*res = -EXDEV;
+		return true;
+	}
+	fuse_bpf_file_run(&err, FUSE_COPY_FILE_RANGE, src, &f);
+	fuse_bpf_copyattr(file_inode(dst));
+	*res = err ? err : f.res;
+	return true;
+}
+
+static bool fuse_bpf_lock_common(int *err, struct file *file, int cmd,
+				 struct file_lock *fl, bool flock)
+{
+	struct fuse_bpf_file_req f = {
+		.in.lk = {
+			.owner = (u64)(uintptr_t)fl->c.flc_owner,
+			.lk = {
+				.start = fl->fl_start,
+				.end = fl->fl_end,
+				.type = fl->c.flc_type,
+				.pid = fl->c.flc_pid,
+			},
+			.lk_flags = flock ? FUSE_LK_FLOCK : 0,
+		},
+		.fl = fl,
+		.cmd = cmd,
+		.flock = flock,
+	};
+	u32 opcode = !flock && cmd == F_GETLK ? FUSE_GETLK : FUSE_SETLK;
+
+	return fuse_bpf_file_run(err, opcode, file, &f);
+}
+
+bool fuse_bpf_lock(int *err, struct file *file, int cmd, struct file_lock *fl)
+{
+	return fuse_bpf_lock_common(err, file, cmd, fl, false);
+}
+
+bool fuse_bpf_flock(int *err, struct file *file, int cmd, struct file_lock *fl)
+{
+	return fuse_bpf_lock_common(err, file, cmd, fl, true);
+}
+
+/*
+ * ioctls other than the fileattr ones (which the VFS routes to
+ * ->fileattr_get/set) would run with the backing credentials: refuse them.
+ */
+bool fuse_bpf_ioctl(long *err, struct file *file)
+{
+	if (!fuse_bpf_backed(file_inode(file)))
+		return false;
+	*err = -ENOTTY;
+	return true;
+}
