@@ -147,9 +147,27 @@ assemble() {
 		done
 	fi
 	cp "$stage.links" "$STATE/links"
-	touch "$STATE/stamp"
+	# Edits not yet written back keep the stamp older than them, so that
+	# make refresh still finds them.
+	if [ -z "$(edited_files)" ]; then
+		touch "$STATE/stamp"
+	else
+		edited_files | sed 's/^/  edited, in no patch yet (make refresh PATCH=...): /' >&2
+	fi
 	rm -rf "$stage" "$stage.files" "$stage.links"
 	say "tree ready: $TREE"
+}
+
+# Upstream files edited in the tree since the last assembly that no patch
+# touches yet.
+edited_files() {
+	[ -f "$STATE/stamp" ] || return 0
+	(cd "$TREE" && find . -path ./.git -prune -o -type f -newer "$STATE/stamp" -print) |
+	sed 's|^\./||' | sort | while read -r f; do
+		[ -f "$PRISTINE/$f" ] || { echo "note: $f is not upstream: move it into the checkout" >&2; continue; }
+		grep -qxF "$f" "$STATE/patched" 2>/dev/null && continue
+		cmp -s "$PRISTINE/$f" "$TREE/$f" || echo "$f"
+	done
 }
 
 # Write one file's diff in the series' format.
@@ -173,14 +191,7 @@ refresh() {
 	# Upstream files edited in the tree that no patch touches yet.
 	extra=$stage/extra
 	: > "$extra"
-	if [ -f "$STATE/stamp" ]; then
-		(cd "$TREE" && find . -path ./.git -prune -o -type f -newer "$STATE/stamp" -print) |
-		sed 's|^\./||' | sort | while read -r f; do
-			[ -f "$PRISTINE/$f" ] || { echo "note: $f is not upstream: move it into the checkout" >&2; continue; }
-			grep -qxF "$f" "$STATE/patched" 2>/dev/null && continue
-			cmp -s "$PRISTINE/$f" "$TREE/$f" || echo "$f"
-		done > "$extra"
-	fi
+	edited_files > "$extra"
 	if [ -s "$extra" ]; then
 		[ -n "${PATCH:-}" ] || { sed 's/^/  edited, in no patch: /' "$extra" >&2;
 			die "name the patch to hold them: make refresh PATCH=NNNN-name.patch"; }
