@@ -12,13 +12,6 @@
 
 #include <linux/fs_context.h>
 
-/*
- * Node ids of nodes the kernel makes for backing inodes.  A daemon never
- * hands out an id with this bit set (fuse_bpf_check_nodeid() refuses it),
- * and the kernel never sends a FORGET for one.
- */
-#define FUSE_BPF_NODEID_BIT	(1ULL << 63)
-
 struct fuse_conn;
 struct fuse_inode;
 struct fuse_fs_context;
