@@ -231,7 +231,8 @@ static void fuse_bpf_init_inode(struct inode *inode, struct vfsmount *mnt)
 	fuse_init_inode(inode, &attr, fc);
 	fuse_bpf_lockdep_annotate(inode);
 	/* Always ask the lower inode for its ACLs (see fuse_bpf_get_inode_acl) */
-	inode->i_acl = inode->i_default_acl = ACL_DONT_CACHE;
+	inode->i_acl = ACL_DONT_CACHE;
+	inode->i_default_acl = ACL_DONT_CACHE;
 	fuse_bpf_copyattr(inode);
 }
 

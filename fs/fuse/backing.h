@@ -79,8 +79,8 @@ struct fuse_bpf_op {
 	unsigned int flags;
 };
 
-#define FUSE_BPF_WRITE		(1U << 0)
-#define FUSE_BPF_AS_CALLER	(1U << 1)
+#define FUSE_BPF_WRITE		BIT(0)
+#define FUSE_BPF_AS_CALLER	BIT(1)
 
 int fuse_bpf_run(struct fuse_bpf_req *req);
 void fuse_bpf_arg_in(struct fuse_bpf_req *req, unsigned int size,
