@@ -4,9 +4,11 @@
  * a read-only tree is mounted and looked up, listed, read and unmounted,
  * and the daemon's request counters show what reached it.
  *
- * Every test runs twice: with the page cache, and with FOPEN_DIRECT_IO, so
- * that READ requests carry the offsets and sizes of the read(2) calls.
- * Each mounts in a mount namespace of its own, on a tmpfs over /tmp.
+ * Every test of the fuse fixture runs twice: with the page cache, and with
+ * FOPEN_DIRECT_IO, so that READ requests carry the offsets and sizes of the
+ * read(2) calls.  The fuse_bpf fixture tests FUSE-BPF with a daemon: node
+ * ids it may not hand out, and a root_dir= mount it never hears of.
+ * Each test mounts in a mount namespace of its own, on a tmpfs over /tmp.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -841,6 +844,774 @@ TEST_F(fuse, umount)
 	EXPECT_NE(FUSE_SUPER_MAGIC, sfs.f_type);
 	EXPECT_EQ(-1, stat(MNT("dir/a"), &st));
 	EXPECT_EQ(ENOENT, errno);
+}
+
+/*
+ * FUSE-BPF.  Node ids with bit 63 set are for the nodes the kernel makes for
+ * backing inodes: a daemon's reply handing one out is refused.  A mount
+ * with root_dir= is served from the lower directory even with a daemon,
+ * which then sees no request but FUSE_INIT.
+ */
+#define RESERVED_NODEID		((1ULL << 63) | 5)
+#define HIGH_NODEID_BIT		(1ULL << 62)	/* not reserved */
+#define LONG_TIMEOUT_MS		60000
+#define FORGET_WAIT_MS		2000
+#define NO_FORGET_WAIT_MS	500
+#define FORGET_LOG_MAX		256
+#define LOWER_DATA		"data of the lower file\n"
+
+/* Not in linux/fs.h of old libcs, and no fileattr ioctl: reaches ->ioctl */
+#ifndef FS_IOC_GETVERSION
+#define FS_IOC_GETVERSION	_IOR('v', 1, long)
+#endif
+
+/* FORGET and BATCH_FORGET requests as seen by the daemon */
+struct forget_log {
+	unsigned int nr;
+	struct {
+		__u64 nodeid;
+		__u64 nlookup;
+	} ent[FORGET_LOG_MAX];
+};
+
+static void log_forget(struct forget_log *log, __u64 nodeid, __u64 nlookup)
+{
+	unsigned int i = __atomic_load_n(&log->nr, __ATOMIC_SEQ_CST);
+
+	if (i >= FORGET_LOG_MAX)
+		return;
+	log->ent[i].nodeid = nodeid;
+	log->ent[i].nlookup = nlookup;
+	/* Only the daemon writes: publish the entry, then the count */
+	__atomic_store_n(&log->nr, i + 1, __ATOMIC_SEQ_CST);
+}
+
+/* Forgets are logged only: they may name ids the tree does not know */
+static int forget_logged(struct fuse_daemon *d,
+			 const struct fuse_daemon_req *req)
+{
+	const struct fuse_forget_in *in = req->arg;
+
+	if (req->arglen >= sizeof(*in))
+		log_forget(d->priv, req->hdr->nodeid, in->nlookup);
+	return 0;
+}
+
+static int batch_forget_logged(struct fuse_daemon *d,
+			       const struct fuse_daemon_req *req)
+{
+	const struct fuse_batch_forget_in *in = req->arg;
+	const struct fuse_forget_one *one = (const void *)(in + 1);
+	__u32 i;
+
+	if (req->arglen < sizeof(*in))
+		return 0;
+	for (i = 0; i < in->count &&
+	     sizeof(*in) + (i + 1) * sizeof(*one) <= req->arglen; i++)
+		log_forget(d->priv, one[i].nodeid, one[i].nlookup);
+	return 0;
+}
+
+/* The nlookup forgotten of nodeid so far */
+static __u64 forgotten(const struct forget_log *log, __u64 nodeid)
+{
+	unsigned int i, nr = __atomic_load_n(&log->nr, __ATOMIC_SEQ_CST);
+	__u64 sum = 0;
+
+	for (i = 0; i < nr; i++) {
+		if (log->ent[i].nodeid == nodeid)
+			sum += log->ent[i].nlookup;
+	}
+	return sum;
+}
+
+static unsigned int reserved_forgets(const struct forget_log *log)
+{
+	unsigned int i, n = 0, nr = __atomic_load_n(&log->nr, __ATOMIC_SEQ_CST);
+
+	for (i = 0; i < nr; i++) {
+		if (log->ent[i].nodeid & (1ULL << 63))
+			n++;
+	}
+	return n;
+}
+
+static bool wait_forgotten(const struct forget_log *log, __u64 nodeid,
+			   unsigned int timeout_ms)
+{
+	struct timespec ts = { 0, 1000000 };
+	unsigned int waited = 0;
+
+	while (!forgotten(log, nodeid)) {
+		if (waited++ >= timeout_ms)
+			return false;
+		nanosleep(&ts, NULL);
+	}
+	return true;
+}
+
+/* Evicts unused dentries and inodes: FUSE inodes are then forgotten */
+static int evict_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, "2\n", 2);
+	close(fd);
+	return n == 2 ? 0 : -EIO;
+}
+
+static int reply_entry(struct fuse_daemon *d, const struct fuse_daemon_req *req,
+		       const struct fuse_daemon_node *node, __u64 nodeid)
+{
+	struct fuse_entry_out out;
+
+	fuse_daemon_fill_entry(d, node, &out);
+	out.nodeid = nodeid;
+	return fuse_daemon_reply(d, req, &out, sizeof(out));
+}
+
+/* "evil" is given a reserved node id, "high" one with bit 62 set */
+static int lookup_reserved(struct fuse_daemon *d,
+			   const struct fuse_daemon_req *req)
+{
+	const char *name = req->arg;
+	struct fuse_daemon_node *node;
+
+	if (!req->arglen || !memchr(name, '\0', req->arglen))
+		return -EINVAL;
+	node = fuse_daemon_find_child(d, req->hdr->nodeid, name);
+	if (node && !strcmp(name, "evil"))
+		return reply_entry(d, req, node, RESERVED_NODEID);
+	if (node && !strcmp(name, "high"))
+		return reply_entry(d, req, node, HIGH_NODEID_BIT | node->nodeid);
+	return fuse_daemon_default_handler(FUSE_LOOKUP)(d, req);
+}
+
+/* Requests for the "high" node name it with bit 62 set */
+static int getattr_high(struct fuse_daemon *d,
+			const struct fuse_daemon_req *req)
+{
+	((struct fuse_in_header *)req->hdr)->nodeid &= ~HIGH_NODEID_BIT;
+	return fuse_daemon_default_handler(FUSE_GETATTR)(d, req);
+}
+
+/* The name in a MKDIR, MKNOD, SYMLINK, LINK or CREATE request */
+static const char *new_entry_name(const struct fuse_daemon_req *req)
+{
+	const char *name;
+	size_t off;
+
+	switch (req->hdr->opcode) {
+	case FUSE_MKDIR:
+		off = sizeof(struct fuse_mkdir_in);
+		break;
+	case FUSE_MKNOD:
+		off = sizeof(struct fuse_mknod_in);
+		break;
+	case FUSE_LINK:
+		off = sizeof(struct fuse_link_in);
+		break;
+	case FUSE_CREATE:
+		off = sizeof(struct fuse_create_in);
+		break;
+	default:
+		/* FUSE_SYMLINK: the name, then the target */
+		off = 0;
+	}
+	name = (const char *)req->arg + off;
+	if (req->arglen <= off || !memchr(name, '\0', req->arglen - off))
+		return NULL;
+	return name;
+}
+
+/*
+ * A new entry is the node of /.spare of the same name, moved into place,
+ * and a link is of its target node.  If the name starts with "evil", the
+ * reply carries a reserved node id instead (and nothing moves): all else,
+ * the attributes too, is as for a good one.
+ */
+static int new_entry(struct fuse_daemon *d, const struct fuse_daemon_req *req)
+{
+	const char *name = new_entry_name(req);
+	struct fuse_open_out open_out = { 0 };
+	const struct fuse_link_in *link;
+	struct fuse_daemon_node *node;
+	struct fuse_entry_out entry;
+	struct iovec iov[2];
+	bool evil;
+
+	if (!name)
+		return -EINVAL;
+	if (req->hdr->opcode == FUSE_LINK) {
+		link = req->arg;
+		node = fuse_daemon_node(d, link->oldnodeid);
+	} else {
+		node = fuse_daemon_find_child(d,
+					      fuse_daemon_lookup_path(d, ".spare"),
+					      name);
+	}
+	if (!node)
+		return -ENOSPC;
+	evil = !strncmp(name, "evil", 4);
+	if (!evil && req->hdr->opcode != FUSE_LINK)
+		node->parent = req->hdr->nodeid;
+	fuse_daemon_fill_entry(d, node, &entry);
+	if (evil)
+		entry.nodeid = RESERVED_NODEID;
+	if (req->hdr->opcode != FUSE_CREATE)
+		return fuse_daemon_reply(d, req, &entry, sizeof(entry));
+	open_out.fh = node->nodeid;
+	iov[0].iov_base = &entry;
+	iov[0].iov_len = sizeof(entry);
+	iov[1].iov_base = &open_out;
+	iov[1].iov_len = sizeof(open_out);
+	return fuse_daemon_reply_iov(d, req, iov, 2);
+}
+
+/* The children of a directory, "evil" with a reserved node id */
+static int readdirplus_reserved(struct fuse_daemon *d,
+				const struct fuse_daemon_req *req)
+{
+	struct fuse_daemon_node *dir = fuse_daemon_node(d, req->hdr->nodeid);
+	const struct fuse_read_in *in;
+	struct fuse_direntplus *dp;
+	struct fuse_daemon_node *node;
+	size_t size, used = 0, namelen, reclen, i;
+	__u64 buf[512], idx = 0;
+
+	in = fuse_daemon_req_arg(d, req, sizeof(*in));
+	if (!in)
+		return -EINVAL;
+	if (!dir || !S_ISDIR(dir->mode))
+		return -ENOTDIR;
+	memset(buf, 0, sizeof(buf));
+	size = in->size < sizeof(buf) ? in->size : sizeof(buf);
+	for (i = 1; i < d->nr_nodes; i++) {
+		node = d->nodes[i];
+		if (node->parent != dir->nodeid)
+			continue;
+		if (idx++ < in->offset)
+			continue;
+		namelen = strlen(node->name);
+		reclen = FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET_DIRENTPLUS +
+					   namelen);
+		if (reclen > size - used)
+			break;
+		dp = (struct fuse_direntplus *)((char *)buf + used);
+		fuse_daemon_fill_entry(d, node, &dp->entry_out);
+		if (!strcmp(node->name, "evil"))
+			dp->entry_out.nodeid = RESERVED_NODEID;
+		dp->dirent.ino = node->nodeid;
+		dp->dirent.off = idx;
+		dp->dirent.namelen = namelen;
+		dp->dirent.type = (node->mode & S_IFMT) >> 12;
+		memcpy(dp->dirent.name, node->name, namelen);
+		used += reclen;
+	}
+	return fuse_daemon_reply(d, req, buf, used);
+}
+
+static int put_file(const char *path, const char *data)
+{
+	ssize_t len = strlen(data);
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, data, len) != len)
+		ret = -EIO;
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/* Reads up to size - 1 bytes of a file, NUL-terminated; -1 on error */
+static ssize_t get_file(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+/* A tmpfs at lower with file, dir/inner, sym -> file, victim and old */
+static int make_lower(const char *lower)
+{
+	char path[PATH_MAX];
+
+	if (mount("tmpfs", lower, "tmpfs", 0, "size=16m,mode=0755"))
+		return -errno;
+	snprintf(path, sizeof(path), "%s/dir", lower);
+	if (mkdir(path, 0755))
+		return -errno;
+	snprintf(path, sizeof(path), "%s/sym", lower);
+	if (symlink("file", path))
+		return -errno;
+	snprintf(path, sizeof(path), "%s/file", lower);
+	if (put_file(path, LOWER_DATA))
+		return -EIO;
+	snprintf(path, sizeof(path), "%s/dir/inner", lower);
+	if (put_file(path, "inner\n"))
+		return -EIO;
+	snprintf(path, sizeof(path), "%s/victim", lower);
+	if (put_file(path, "victim\n"))
+		return -EIO;
+	snprintf(path, sizeof(path), "%s/old", lower);
+	return put_file(path, "old\n") ? -EIO : 0;
+}
+
+FIXTURE(fuse_bpf) {
+	struct fuse_daemon *d;
+	struct forget_log *log;
+	char mnt[64];
+	char lower[64];
+};
+
+FIXTURE_SETUP(fuse_bpf)
+{
+	int ret;
+
+	self->log = mmap(NULL, sizeof(*self->log), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->log);
+	self->d = fuse_daemon_new();
+	ASSERT_NE(NULL, self->d);
+	self->d->priv = self->log;
+	fuse_daemon_set_handler(self->d, FUSE_FORGET, forget_logged);
+	fuse_daemon_set_handler(self->d, FUSE_BATCH_FORGET,
+				batch_forget_logged);
+
+	ret = private_tmp();
+	ASSERT_EQ(0, ret) {
+		TH_LOG("private /tmp: %s", strerror(-ret));
+	}
+	snprintf(self->mnt, sizeof(self->mnt), "/tmp/fuse_bpf_mnt.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->mnt));
+	snprintf(self->lower, sizeof(self->lower),
+		 "/tmp/fuse_bpf_lower.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->lower));
+}
+
+FIXTURE_TEARDOWN(fuse_bpf)
+{
+	EXPECT_EQ(0, fuse_daemon_umount(self->d));
+	EXPECT_FALSE(mounted_as(self->mnt, NULL, NULL));
+	EXPECT_EQ(0UL, self->d->shared->errors);
+	umount2(self->lower, MNT_DETACH);
+	EXPECT_EQ(0, rmdir(self->mnt));
+	EXPECT_EQ(0, rmdir(self->lower));
+	fuse_daemon_free(self->d);
+	munmap(self->log, sizeof(*self->log));
+}
+
+#define LOWER(rel) mnt_path(self->lower, rel)
+
+static int daemon_mount(struct fuse_daemon *d, const char *mnt)
+{
+	int ret = fuse_daemon_mount(d, mnt, NULL);
+
+	return ret ? ret : (fuse_daemon_wait_count(d, FUSE_INIT, 1, 2000) ?
+			    0 : -ETIMEDOUT);
+}
+
+TEST_F(fuse_bpf, reserved_nodeid_lookup_refused)
+{
+	struct fuse_daemon *d = self->d;
+	__u64 good, high;
+	unsigned long lookups;
+	struct stat st;
+	int ret;
+
+	good = fuse_daemon_add_file(d, FUSE_ROOT_ID, "good", 0644, "g", 1);
+	ASSERT_NE(0ULL, good);
+	ASSERT_NE(0ULL, fuse_daemon_add_file(d, FUSE_ROOT_ID, "evil", 0644,
+					     "e", 1));
+	high = fuse_daemon_add_file(d, FUSE_ROOT_ID, "high", 0644, "h", 1);
+	ASSERT_NE(0ULL, high);
+	/* "high" is then never asked for again, whatever its id */
+	d->entry_timeout_ms = LONG_TIMEOUT_MS;
+	d->attr_timeout_ms = LONG_TIMEOUT_MS;
+	fuse_daemon_set_handler(d, FUSE_LOOKUP, lookup_reserved);
+	fuse_daemon_set_handler(d, FUSE_GETATTR, getattr_high);
+	ret = daemon_mount(d, self->mnt);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("mounting on %s: %s", self->mnt, strerror(-ret));
+	}
+
+	ASSERT_EQ(0, stat(MNT("good"), &st));
+	EXPECT_EQ(good, st.st_ino);
+	EXPECT_TRUE(S_ISREG(st.st_mode));
+
+	lookups = fuse_daemon_count(d, FUSE_LOOKUP);
+	EXPECT_EQ(-1, stat(MNT("evil"), &st));
+	EXPECT_EQ(EIO, errno);
+	EXPECT_EQ(lookups + 1, fuse_daemon_count(d, FUSE_LOOKUP));
+	/* Nothing was kept of it: the daemon is asked again */
+	EXPECT_EQ(-1, open(MNT("evil"), O_RDONLY));
+	EXPECT_EQ(EIO, errno);
+	EXPECT_EQ(lookups + 2, fuse_daemon_count(d, FUSE_LOOKUP));
+
+	/* Only bit 63 is reserved */
+	ASSERT_EQ(0, stat(MNT("high"), &st));
+	EXPECT_EQ(high, st.st_ino);
+	EXPECT_EQ(1, st.st_size);
+
+	/*
+	 * Once the good nodes are forgotten, any FORGET sent before reached
+	 * the daemon: none may name the reserved id.
+	 */
+	ASSERT_EQ(0, evict_caches());
+	EXPECT_TRUE(wait_forgotten(self->log, good, FORGET_WAIT_MS));
+	EXPECT_TRUE(wait_forgotten(self->log, HIGH_NODEID_BIT | high,
+				   FORGET_WAIT_MS));
+	EXPECT_EQ(0U, reserved_forgets(self->log));
+	EXPECT_EQ(0ULL, forgotten(self->log, RESERVED_NODEID));
+}
+
+TEST_F(fuse_bpf, reserved_nodeid_mkdir_refused)
+{
+	struct fuse_daemon *d = self->d;
+	__u64 spare, good;
+	struct stat st;
+	int ret;
+
+	spare = fuse_daemon_add_dir(d, FUSE_ROOT_ID, ".spare", 0700);
+	ASSERT_NE(0ULL, spare);
+	good = fuse_daemon_add_dir(d, spare, "good_dir", 0755);
+	ASSERT_NE(0ULL, good);
+	ASSERT_NE(0ULL, fuse_daemon_add_dir(d, spare, "evil_dir", 0755));
+	fuse_daemon_set_handler(d, FUSE_MKDIR, new_entry);
+	ret = daemon_mount(d, self->mnt);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("mounting on %s: %s", self->mnt, strerror(-ret));
+	}
+
+	ASSERT_EQ(0, mkdir(MNT("good_dir"), 0755));
+	ASSERT_EQ(0, stat(MNT("good_dir"), &st));
+	EXPECT_TRUE(S_ISDIR(st.st_mode));
+	EXPECT_EQ(good, st.st_ino);
+
+	EXPECT_EQ(-1, mkdir(MNT("evil_dir"), 0755));
+	EXPECT_EQ(EIO, errno);
+	EXPECT_EQ(2UL, fuse_daemon_count(d, FUSE_MKDIR));
+	EXPECT_EQ(-1, stat(MNT("evil_dir"), &st));
+	EXPECT_EQ(ENOENT, errno);
+
+	ASSERT_EQ(0, evict_caches());
+	EXPECT_TRUE(wait_forgotten(self->log, good, FORGET_WAIT_MS));
+	EXPECT_EQ(0U, reserved_forgets(self->log));
+}
+
+/* The other replies that hand out a node id: CREATE, MKNOD, SYMLINK, LINK */
+TEST_F(fuse_bpf, reserved_nodeid_new_entry_refused)
+{
+	static const char * const spares[] = {
+		"good_file", "evil_file", "good_node", "evil_node",
+	};
+	struct fuse_daemon *d = self->d;
+	__u64 spare, target, good_sym;
+	char buf[16];
+	struct stat st;
+	unsigned int i;
+	int fd, ret;
+
+	target = fuse_daemon_add_file(d, FUSE_ROOT_ID, "target", 0644, "t", 1);
+	ASSERT_NE(0ULL, target);
+	spare = fuse_daemon_add_dir(d, FUSE_ROOT_ID, ".spare", 0700);
+	ASSERT_NE(0ULL, spare);
+	for (i = 0; i < ARRAY_SIZE(spares); i++)
+		ASSERT_NE(0ULL, fuse_daemon_add_file(d, spare, spares[i], 0644,
+						     NULL, 0));
+	good_sym = fuse_daemon_add_symlink(d, spare, "good_sym", "target");
+	ASSERT_NE(0ULL, good_sym);
+	ASSERT_NE(0ULL, fuse_daemon_add_symlink(d, spare, "evil_sym",
+						"target"));
+	fuse_daemon_set_handler(d, FUSE_CREATE, new_entry);
+	fuse_daemon_set_handler(d, FUSE_MKNOD, new_entry);
+	fuse_daemon_set_handler(d, FUSE_SYMLINK, new_entry);
+	fuse_daemon_set_handler(d, FUSE_LINK, new_entry);
+	ret = daemon_mount(d, self->mnt);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("mounting on %s: %s", self->mnt, strerror(-ret));
+	}
+
+	fd = open(MNT("good_file"), O_CREAT | O_EXCL | O_RDONLY, 0644);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, close(fd));
+	fd = open(MNT("evil_file"), O_CREAT | O_EXCL | O_RDONLY, 0644);
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(EIO, errno);
+	if (fd >= 0)
+		close(fd);
+	EXPECT_EQ(2UL, fuse_daemon_count(d, FUSE_CREATE));
+
+	EXPECT_EQ(0, mknod(MNT("good_node"), S_IFREG | 0644, 0));
+	EXPECT_EQ(-1, mknod(MNT("evil_node"), S_IFREG | 0644, 0));
+	EXPECT_EQ(EIO, errno);
+	EXPECT_EQ(2UL, fuse_daemon_count(d, FUSE_MKNOD));
+
+	EXPECT_EQ(0, symlink("target", MNT("good_sym")));
+	EXPECT_EQ(-1, symlink("target", MNT("evil_sym")));
+	EXPECT_EQ(EIO, errno);
+	EXPECT_EQ(2UL, fuse_daemon_count(d, FUSE_SYMLINK));
+	ASSERT_EQ(0, lstat(MNT("good_sym"), &st));
+	EXPECT_EQ(good_sym, st.st_ino);
+	EXPECT_EQ(6, readlink(MNT("good_sym"), buf, sizeof(buf)));
+
+	EXPECT_EQ(0, link(MNT("target"), MNT("good_link")));
+	EXPECT_EQ(-1, link(MNT("target"), MNT("evil_link")));
+	EXPECT_EQ(EIO, errno);
+	EXPECT_EQ(2UL, fuse_daemon_count(d, FUSE_LINK));
+
+	/* None of the refused ids was forgotten */
+	ASSERT_EQ(0, evict_caches());
+	EXPECT_TRUE(wait_forgotten(self->log, good_sym, FORGET_WAIT_MS));
+	EXPECT_EQ(0U, reserved_forgets(self->log));
+}
+
+/*
+ * READDIRPLUS: the entry with a reserved id is listed, but not linked;
+ * the kernel sends the daemon a FORGET of the lookup it refused.
+ */
+TEST_F(fuse_bpf, reserved_nodeid_readdirplus_not_linked)
+{
+	struct fuse_daemon *d = self->d;
+	unsigned long lookups;
+	struct dent ents[16];
+	struct stat st;
+	__u64 a, evil;
+	int n, ret;
+
+	a = fuse_daemon_add_file(d, FUSE_ROOT_ID, "a", 0644, "a", 1);
+	ASSERT_NE(0ULL, a);
+	evil = fuse_daemon_add_file(d, FUSE_ROOT_ID, "evil", 0644, "e", 1);
+	ASSERT_NE(0ULL, evil);
+	d->init_flags |= FUSE_DO_READDIRPLUS;
+	d->entry_timeout_ms = LONG_TIMEOUT_MS;
+	d->attr_timeout_ms = LONG_TIMEOUT_MS;
+	fuse_daemon_set_handler(d, FUSE_READDIRPLUS, readdirplus_reserved);
+	ret = daemon_mount(d, self->mnt);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("mounting on %s: %s", self->mnt, strerror(-ret));
+	}
+
+	n = read_dir(self->mnt, ents, 16);
+	ASSERT_EQ(2, n);
+	EXPECT_NE(NULL, find_once(ents, n, "a"));
+	EXPECT_NE(NULL, find_once(ents, n, "evil"));
+	EXPECT_LE(1UL, fuse_daemon_count(d, FUSE_READDIRPLUS));
+	EXPECT_EQ(0UL, fuse_daemon_count(d, FUSE_READDIR));
+
+	/* "a" was linked by READDIRPLUS, "evil" has to be looked up */
+	lookups = fuse_daemon_count(d, FUSE_LOOKUP);
+	ASSERT_EQ(0, stat(MNT("a"), &st));
+	EXPECT_EQ(a, st.st_ino);
+	EXPECT_EQ(lookups, fuse_daemon_count(d, FUSE_LOOKUP));
+	ASSERT_EQ(0, stat(MNT("evil"), &st));
+	EXPECT_EQ(evil, st.st_ino);
+	EXPECT_EQ(lookups + 1, fuse_daemon_count(d, FUSE_LOOKUP));
+
+	/* Sent before the LOOKUP of "evil", which the daemon answered */
+	EXPECT_EQ(1ULL, forgotten(self->log, RESERVED_NODEID));
+	EXPECT_EQ(1U, reserved_forgets(self->log));
+}
+
+TEST_F(fuse_bpf, root_dir_with_daemon_serves_from_lower)
+{
+	static const char * const names[] = {
+		".", "..", "file", "dir", "sym", "victim", "old",
+	};
+	struct fuse_daemon *d = self->d;
+	struct statfs sfs, lsfs;
+	struct stat st, lst;
+	struct dent ents[16];
+	char opts[32], buf[64];
+	unsigned int i;
+	long version;
+	int fd, dirfd, ret;
+
+	umask(022);
+	ret = make_lower(self->lower);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("lower: %s", strerror(-ret));
+	}
+	dirfd = open(self->lower, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, dirfd);
+	snprintf(opts, sizeof(opts), "root_dir=%d", dirfd);
+	ret = fuse_daemon_mount(d, self->mnt, opts);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("mounting on %s: %s", self->mnt, strerror(-ret));
+	}
+	EXPECT_EQ(0, close(dirfd));
+	EXPECT_TRUE(fuse_daemon_wait_count(d, FUSE_INIT, 1, 2000));
+	EXPECT_TRUE(mounted_as(self->mnt, "fuse", "fuse_test"));
+
+	/* The attributes are the lower inodes' */
+	ASSERT_EQ(0, stat(self->mnt, &st));
+	ASSERT_EQ(0, stat(self->lower, &lst));
+	EXPECT_EQ(lst.st_mode, st.st_mode);
+	EXPECT_EQ(lst.st_ino, st.st_ino);
+	EXPECT_EQ(lst.st_nlink, st.st_nlink);
+	ASSERT_EQ(0, stat(MNT("file"), &st));
+	ASSERT_EQ(0, stat(LOWER("file"), &lst));
+	EXPECT_EQ(lst.st_ino, st.st_ino);
+	EXPECT_EQ(lst.st_mode, st.st_mode);
+	EXPECT_EQ((off_t)strlen(LOWER_DATA), st.st_size);
+	ASSERT_EQ(0, lstat(MNT("sym"), &st));
+	EXPECT_TRUE(S_ISLNK(st.st_mode));
+	EXPECT_EQ(4, readlink(MNT("sym"), buf, sizeof(buf)));
+	EXPECT_EQ(0, memcmp(buf, "file", 4));
+	EXPECT_EQ(0, access(MNT("file"), R_OK | W_OK));
+
+	/* Data: read from and written to the lower file */
+	fd = open(MNT("file"), O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)strlen(LOWER_DATA), read(fd, buf, sizeof(buf)));
+	EXPECT_EQ(0, memcmp(buf, LOWER_DATA, strlen(LOWER_DATA)));
+	ASSERT_EQ(4, pwrite(fd, "DATA", 4, 0));
+	/* Not a fileattr ioctl: refused, not sent to the daemon */
+	EXPECT_EQ(-1, ioctl(fd, FS_IOC_GETVERSION, &version));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(0, close(fd));
+	ASSERT_EQ((ssize_t)strlen(LOWER_DATA),
+		  get_file(LOWER("file"), buf, sizeof(buf)));
+	EXPECT_EQ(0, memcmp(buf, "DATA of the lower file\n", 23));
+
+	/* The lower directory's entries */
+	ASSERT_EQ((int)ARRAY_SIZE(names), read_dir(self->mnt, ents, 16));
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		EXPECT_NE(NULL, find_once(ents, ARRAY_SIZE(names), names[i])) {
+			TH_LOG("%s not listed once", names[i]);
+		}
+	}
+	fd = open(MNT("dir"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ioctl(fd, FS_IOC_GETVERSION, &version));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(0, close(fd));
+
+	/* Changes land on the lower directory */
+	fd = open(MNT("new"), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0640);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(4, write(fd, "new\n", 4));
+	EXPECT_EQ(0, close(fd));
+	ASSERT_EQ(4, get_file(LOWER("new"), buf, sizeof(buf)));
+	EXPECT_STREQ("new\n", buf);
+	ASSERT_EQ(0, stat(LOWER("new"), &lst));
+	EXPECT_EQ((mode_t)(S_IFREG | 0640), lst.st_mode);
+	ASSERT_EQ(0, mkdir(MNT("newdir"), 0750));
+	ASSERT_EQ(0, stat(LOWER("newdir"), &lst));
+	EXPECT_EQ((mode_t)(S_IFDIR | 0750), lst.st_mode);
+	ASSERT_EQ(0, unlink(MNT("victim")));
+	EXPECT_EQ(-1, stat(LOWER("victim"), &lst));
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, rename(MNT("old"), MNT("dir/renamed")));
+	EXPECT_EQ(-1, stat(LOWER("old"), &lst));
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(4, get_file(LOWER("dir/renamed"), buf, sizeof(buf)));
+	EXPECT_STREQ("old\n", buf);
+	/* And the other way round */
+	ASSERT_EQ(0, put_file(LOWER("direct"), "direct\n"));
+	ASSERT_EQ(7, get_file(MNT("direct"), buf, sizeof(buf)));
+	EXPECT_STREQ("direct\n", buf);
+
+	ASSERT_EQ(0, statfs(MNT("dir"), &sfs));
+	ASSERT_EQ(0, statfs(self->lower, &lsfs));
+	EXPECT_EQ(FUSE_SUPER_MAGIC, sfs.f_type);
+	EXPECT_EQ(lsfs.f_bsize, sfs.f_bsize);
+	EXPECT_EQ(lsfs.f_blocks, sfs.f_blocks);
+	EXPECT_EQ(lsfs.f_files, sfs.f_files);
+
+	/* Evicted nodes are made anew by the kernel, and never forgotten */
+	ASSERT_EQ(0, evict_caches());
+	ASSERT_EQ(0, stat(MNT("dir/renamed"), &st));
+	ASSERT_EQ(0, stat(LOWER("dir/renamed"), &lst));
+	EXPECT_EQ(lst.st_ino, st.st_ino);
+	EXPECT_FALSE(fuse_daemon_wait_count(d, FUSE_FORGET, 1,
+					    NO_FORGET_WAIT_MS));
+
+	/* The daemon saw FUSE_INIT and nothing else */
+	EXPECT_EQ(1UL, fuse_daemon_count(d, FUSE_INIT));
+	for (i = 0; i < FUSE_DAEMON_NR_OPCODES; i++) {
+		if (i == FUSE_INIT)
+			continue;
+		EXPECT_EQ(0UL, fuse_daemon_count(d, i)) {
+			TH_LOG("opcode %u reached the daemon", i);
+		}
+	}
+	EXPECT_EQ(0UL, d->shared->count_other);
+
+	EXPECT_EQ(0, fuse_daemon_umount(d));
+	EXPECT_EQ(0UL, fuse_daemon_count(d, FUSE_FORGET));
+	EXPECT_EQ(0UL, fuse_daemon_count(d, FUSE_BATCH_FORGET));
+	EXPECT_EQ(0U, self->log->nr);
+	EXPECT_EQ(0, stat(LOWER("new"), &lst));
+}
+
+TEST_F(fuse_bpf, no_daemon_mount_needs_no_device)
+{
+	struct statfs sfs, lsfs;
+	struct stat st, lst;
+	char opts[48], buf[64];
+	long version;
+	int fd, dirfd, ret;
+
+	ret = make_lower(self->lower);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("lower: %s", strerror(-ret));
+	}
+	/* No /dev/fuse to be had in this mount namespace */
+	ASSERT_EQ(0, mount("tmpfs", "/dev", "tmpfs", MS_NOSUID, "mode=0755"));
+	EXPECT_EQ(-1, access("/dev/fuse", F_OK));
+	EXPECT_EQ(ENOENT, errno);
+
+	dirfd = open(self->lower, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, dirfd);
+	snprintf(opts, sizeof(opts), "root_dir=%d,no_daemon", dirfd);
+	ASSERT_EQ(0, mount("fuse-bpf", self->mnt, "fuse", 0, opts));
+	EXPECT_EQ(0, close(dirfd));
+	EXPECT_TRUE(mounted_as(self->mnt, "fuse", "fuse-bpf"));
+
+	ASSERT_EQ(0, stat(MNT("file"), &st));
+	ASSERT_EQ(0, stat(LOWER("file"), &lst));
+	EXPECT_EQ(lst.st_ino, st.st_ino);
+	EXPECT_EQ(lst.st_size, st.st_size);
+	ASSERT_EQ((ssize_t)strlen(LOWER_DATA),
+		  get_file(MNT("file"), buf, sizeof(buf)));
+	EXPECT_STREQ(LOWER_DATA, buf);
+
+	ASSERT_EQ(0, statfs(self->mnt, &sfs));
+	ASSERT_EQ(0, statfs(self->lower, &lsfs));
+	EXPECT_EQ(FUSE_SUPER_MAGIC, sfs.f_type);
+	EXPECT_EQ(lsfs.f_bsize, sfs.f_bsize);
+	EXPECT_EQ(lsfs.f_blocks, sfs.f_blocks);
+	EXPECT_EQ(lsfs.f_files, sfs.f_files);
+	EXPECT_EQ(lsfs.f_namelen, sfs.f_namelen);
+
+	/* ioctls for a daemon: ENOTTY, not ENOTCONN */
+	fd = open(MNT("file"), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ioctl(fd, FS_IOC_GETVERSION, &version));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(0, close(fd));
+	fd = open(self->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ioctl(fd, FS_IOC_GETVERSION, &version));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(0, close(fd));
+
+	EXPECT_EQ(0, umount(self->mnt));
 }
 
 TEST_HARNESS_MAIN
