@@ -154,6 +154,9 @@ int fuse_bpf_run(struct fuse_bpf_req *req)
 	return err;
 }
 
+/* Inode flags the VFS checks on the FUSE inode before it calls us. */
+#define FUSE_BPF_COPY_FLAGS	(S_SYNC | S_APPEND | S_IMMUTABLE)
+
 /* Mirror the lower inode's attributes in the FUSE inode. */
 void fuse_bpf_copyattr(struct inode *inode)
 {
@@ -170,6 +173,8 @@ void fuse_bpf_copyattr(struct inode *inode)
 	i_size_write(inode, i_size_read(lower));
 	inode->i_blocks = READ_ONCE(lower->i_blocks);
 	inode->i_blkbits = lower->i_blkbits;
+	inode_set_flags(inode, lower->i_flags & FUSE_BPF_COPY_FLAGS,
+			FUSE_BPF_COPY_FLAGS);
 	spin_unlock(&inode->i_lock);
 }
 
@@ -208,6 +213,29 @@ static void fuse_bpf_lockdep_annotate(struct inode *inode)
 		lockdep_set_class(&inode->i_rwsem, &dir_key[depth]);
 	else
 		lockdep_set_class(&inode->i_rwsem, &key[depth]);
+#endif
+}
+
+/*
+ * Freeze protection of a FUSE-BPF superblock nests in that of the FUSE-BPF
+ * superblock stacked on it: one class per level.
+ */
+static void fuse_bpf_lockdep_annotate_sb(struct super_block *sb)
+{
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	static struct lock_class_key keys[FILESYSTEM_MAX_STACK_DEPTH][SB_FREEZE_LEVELS];
+	static const char *const names[SB_FREEZE_LEVELS] = {
+		"sb_writers_fuse_bpf", "sb_pagefaults_fuse_bpf",
+		"sb_internal_fuse_bpf",
+	};
+	int depth = sb->s_stack_depth - 1;
+	int i;
+
+	if (WARN_ON_ONCE(depth < 0 || depth >= FILESYSTEM_MAX_STACK_DEPTH))
+		depth = 0;
+	for (i = 0; i < SB_FREEZE_LEVELS; i++)
+		lockdep_init_map(&sb->s_writers.rw_sem[i].dep_map, names[i],
+				 &keys[depth][i], 0);
 #endif
 }
 
@@ -411,6 +439,7 @@ int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
 
 	lower_sb = ctx->root_dir.mnt->mnt_sb;
 	sb->s_stack_depth = lower_sb->s_stack_depth + 1;
+	fuse_bpf_lockdep_annotate_sb(sb);
 	/* File handles of backed nodes would mean nothing to a daemon. */
 	sb->s_export_op = NULL;
 

@@ -315,9 +315,37 @@ const struct fuse_bpf_op fuse_bpf_getxattr_op = {
 	.backing = fuse_bpf_xattr_backing,
 };
 
+/*
+ * The lower filesystem listed names with the backing credentials: drop the
+ * ones the caller could not list itself (trusted.*, as overlayfs does).  A
+ * size query may overestimate.
+ */
+static int fuse_bpf_listxattr_finish(struct fuse_bpf_req *req, int err)
+{
+	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+	char *list = x->value, *p = list, *end;
+	size_t len;
+
+	if (err || !x->size || capable(CAP_SYS_ADMIN))
+		return err;
+	end = list + x->res;
+	while (p < end) {
+		len = strnlen(p, end - p) + 1;
+		if (!strncmp(p, XATTR_TRUSTED_PREFIX, XATTR_TRUSTED_PREFIX_LEN)) {
+			memmove(p, p + len, end - p - len);
+			end -= len;
+			x->res -= len;
+		} else {
+			p += len;
+		}
+	}
+	return 0;
+}
+
 const struct fuse_bpf_op fuse_bpf_listxattr_op = {
 	.setup = fuse_bpf_xattr_setup,
 	.backing = fuse_bpf_xattr_backing,
+	.finish = fuse_bpf_listxattr_finish,
 };
 
 const struct fuse_bpf_op fuse_bpf_setxattr_op = {

@@ -636,9 +636,12 @@ static int fuse_bpf_tmpfile_finish(struct fuse_bpf_req *req, int err)
 	fput(t->lower);
 	if (IS_ERR(inode))
 		return PTR_ERR(inode);
-	/* d_tmpfile() drops the link a new inode is born with. */
-	set_nlink(inode, 1);
-	d_tmpfile(t->file, inode);
+	/*
+	 * Not d_tmpfile(): it takes away the link a new inode is born with
+	 * and dirties the inode.  A backed inode mirrors the lower link count
+	 * (already 0) and is never dirty (see fuse_bpf_init_inode()).
+	 */
+	d_instantiate(t->file->f_path.dentry, inode);
 	return finish_open_simple(t->file, 0);
 }
 
@@ -691,6 +694,13 @@ bool fuse_bpf_atomic_open(int *err, struct inode *dir, struct dentry *entry,
 	}
 	file->f_mode |= FMODE_CREATED;
 	fuse_bpf_create(err, dir, entry, mode, flags & O_EXCL);
+	/*
+	 * The name appeared on the lower filesystem since our lookup.  Without
+	 * O_EXCL that is an open, not an error: -ESTALE makes the VFS walk
+	 * again with LOOKUP_REVAL, and d_revalidate sees the new entry.
+	 */
+	if (*err == -EEXIST && !(flags & O_EXCL))
+		*err = -ESTALE;
 	if (!*err)
 		*err = finish_open(file, entry, NULL);
 	dput(res);
