@@ -1239,6 +1239,9 @@ TEST_F(io, splice)
 	SAME("splice to O_APPEND at offset",
 	     rs(splice(p[0], NULL, fa, &off, 10, 0)),
 	     rs(splice(p[0], NULL, la, &off, 10, 0)));
+	SAME("splice to O_APPEND", rs(splice(p[0], NULL, fa, NULL, 5, 0)),
+	     rs(splice(p[0], NULL, la, NULL, 5, 0)));
+	EXPECT_EQ(fd_size(la), fd_size(fa));
 	close(fa);
 	close(la);
 	close(p[0]);
