@@ -396,17 +396,15 @@ static int fuse_bpf_remove_setup(struct fuse_bpf_req *req)
 	return 0;
 }
 
-/* The lower child must still be the entry's backing inode. */
-static int fuse_bpf_check_child(struct dentry *child, struct dentry *entry)
+/*
+ * Removals and renames act on the lower names as they are now, as on a
+ * local filesystem: if the lower filesystem changed a name since our
+ * lookup, the result is what the same call on the lower directory gives,
+ * and d_revalidate corrects our dentries afterwards.
+ */
+static int fuse_bpf_check_child(struct dentry *child)
 {
-	struct inode *inode = d_inode(entry);
-
-	if (inode && !fuse_bpf_backed(inode))
-		return -ESTALE;
-	if (inode ? d_inode(child) != fuse_bpf_inode(inode) :
-		    d_is_positive(child))
-		return -ESTALE;
-	return 0;
+	return d_is_negative(child) ? -ENOENT : 0;
 }
 
 static int fuse_bpf_remove_backing(struct fuse_bpf_req *req)
@@ -423,7 +421,7 @@ static int fuse_bpf_remove_backing(struct fuse_bpf_req *req)
 	err = PTR_ERR(child);
 	if (IS_ERR(child))
 		goto out;
-	err = fuse_bpf_check_child(child, r->entry);
+	err = fuse_bpf_check_child(child);
 	if (!err && req->args.opcode == FUSE_RMDIR)
 		err = vfs_rmdir(idmap, ldir, child);
 	else if (!err)
@@ -518,9 +516,7 @@ static int fuse_bpf_rename_lower(struct fuse_bpf_rename *r,
 	};
 	int err;
 
-	err = fuse_bpf_check_child(lold, r->oldent);
-	if (!err)
-		err = fuse_bpf_check_child(lnew, r->newent);
+	err = fuse_bpf_check_child(lold);
 	if (err)
 		return err;
 	if (lold == trap)
