@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
       zlib1g-dev libcap-dev libzstd-dev pahole dwarves ccache clang-19 llvm-19
       lld-19 qemu-system-x86 busybox-static python3 rsync cpio kmod xz-utils
-      patch diffutils e2fsprogs attr acl util-linux procps iproute2"
+      patch diffutils e2fsprogs attr acl util-linux procps iproute2 stress-ng"
 pkgs+=" ${EXTRA_PKGS:-}"
 missing=$(dpkg-query -W -f='${Package} ${Status}\n' $pkgs 2>/dev/null |
 	  awk '$4 != "installed" { print $1 }')
