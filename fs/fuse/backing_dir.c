@@ -519,6 +519,11 @@ static int fuse_bpf_rename_lower(struct fuse_bpf_rename *r,
 	err = fuse_bpf_check_child(lold);
 	if (err)
 		return err;
+	/* The VFS checked these on our dentries; the lower ones may differ. */
+	if ((r->in.flags & RENAME_EXCHANGE) && d_is_negative(lnew))
+		return -ENOENT;
+	if ((r->in.flags & RENAME_NOREPLACE) && d_is_positive(lnew))
+		return -EEXIST;
 	if (lold == trap)
 		return -EINVAL;
 	if (lnew == trap)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the FUSE-BPF pure passthrough selftests: scratch lower
- * filesystems (tmpfs, ext4 on a loop device) and no-daemon mounts.
+ * Helpers shared by the FUSE-BPF pure passthrough selftests: the harness,
+ * scratch lower filesystems (tmpfs, ext4 on a loop device), no-daemon
+ * mounts, the usual fixture and the comparison of results.
  */
 #ifndef FUSE_SELFTEST_PASSTHROUGH_H
 #define FUSE_SELFTEST_PASSTHROUGH_H
@@ -9,21 +10,42 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <grp.h>
 #include <linux/loop.h>
+#include <linux/magic.h>
+#include <linux/types.h>
+
+/* See fuse_daemon_test.c: the 6.12 harness and -Wextra */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "../../kselftest_harness.h"
+#pragma GCC diagnostic pop
+#ifndef __clang__
+#pragma GCC diagnostic ignored "-Wclobbered"
+#endif
+
+/* Where the fixture of pt_env_lower() puts the lower and the mount */
+#define PT_SCRATCH	"/tmp"
+#define PT_LOWER	PT_SCRATCH "/lower"
+#define PT_MNT		PT_SCRATCH "/mnt"
 
 enum pt_lower_kind { PT_TMPFS, PT_EXT4 };
 
@@ -84,15 +106,115 @@ static inline int pt_loop_attach(const char *img, char *dev, size_t devlen)
 	return fd;
 }
 
+/* Make an empty ext4 image of @size_mb MiB at @img with mkfs.ext4 */
+static inline int pt_mkfs_ext4(const char *img, int size_mb)
+{
+	char cmd[PATH_MAX + 128];
+	int fd;
+
+	fd = open(img, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)size_mb << 20)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "mkfs.ext4 -q -F -b 4096 -I 256 -O ^has_journal %s", img);
+	return pt_run(cmd) ? -1 : 0;
+}
+
+/* Copy the data of the sparse file @in to the new file @path */
+static inline int pt_copy_sparse(int in, const char *path)
+{
+	off_t size = lseek(in, 0, SEEK_END), data, hole;
+	static char buf[65536];
+	int out, ret = -1;
+	ssize_t n;
+
+	out = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (out < 0)
+		return -1;
+	if (size < 0 || ftruncate(out, size))
+		goto out;
+	for (data = 0; data < size; data = hole) {
+		data = lseek(in, data, SEEK_DATA);
+		if (data < 0)
+			break;
+		hole = lseek(in, data, SEEK_HOLE);
+		if (hole < 0)
+			goto out;
+		while (data < hole) {
+			n = pread(in, buf, sizeof(buf) < (size_t)(hole - data) ?
+				  sizeof(buf) : (size_t)(hole - data), data);
+			if (n <= 0 || pwrite(out, buf, n, data) != n)
+				goto out;
+			data += n;
+		}
+	}
+	ret = 0;
+out:
+	close(out);
+	return ret;
+}
+
+/*
+ * mkfs.ext4 runs once, from main(), into a template image that
+ * pt_lower_make() copies for each ext4 lower of the same size: a fork
+ * and two execs per test are slow under TCG.  The image is unlinked at
+ * once, the fd keeps it.  Without it (not root, no mkfs) pt_lower_make()
+ * runs mkfs.ext4 itself.
+ */
+static int pt_template_fd = -1;
+static int pt_template_mb;
+
+static inline void pt_ext4_template(int size_mb)
+{
+	char img[64];
+
+	if (geteuid())
+		return;
+	snprintf(img, sizeof(img), PT_SCRATCH "/pt_ext4.%d.img",
+		 getpid());
+	if (!pt_mkfs_ext4(img, size_mb)) {
+		pt_template_fd = open(img, O_RDONLY | O_CLOEXEC);
+		pt_template_mb = size_mb;
+	}
+	unlink(img);
+}
+
+/*
+ * The lower must not outlive the test even when teardown does not run
+ * (a failed ASSERT): the loop device goes on its last close, and the
+ * image is unlinked at once, the loop device holds it.
+ */
+static inline void pt_lower_autoclear(struct pt_lower *l)
+{
+	struct loop_info64 info;
+
+	if (l->loopfd < 0)
+		return;
+	if (!ioctl(l->loopfd, LOOP_GET_STATUS64, &info)) {
+		info.lo_flags |= LO_FLAGS_AUTOCLEAR;
+		ioctl(l->loopfd, LOOP_SET_STATUS64, &info);
+	}
+	if (l->img[0] && !unlink(l->img))
+		l->img[0] = '\0';
+}
+
 /*
  * Mount a fresh lower filesystem of @size_mb MiB at @dir (created).
- * ext4 is made with mkfs.ext4 on a sparse image in the guest's /tmp.
+ * ext4 is a copy of the template of pt_ext4_template() when it has that
+ * size, else made with mkfs.ext4, on a sparse image next to @dir.
+ * noinit_itable: no background zeroing of inode tables to slow the test
+ * down.
  */
 static inline int pt_lower_make(struct pt_lower *l, enum pt_lower_kind kind,
 				const char *dir, int size_mb)
 {
-	char opts[64], dev[64], cmd[PATH_MAX + 128];
-	int fd;
+	char opts[64], dev[64];
+	int ret;
 
 	memset(l, 0, sizeof(*l));
 	l->kind = kind;
@@ -105,22 +227,19 @@ static inline int pt_lower_make(struct pt_lower *l, enum pt_lower_kind kind,
 		return mount("tmpfs", dir, "tmpfs", 0, opts);
 	}
 	snprintf(l->img, sizeof(l->img), "%s.img", dir);
-	fd = open(l->img, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	if (ftruncate(fd, (off_t)size_mb << 20)) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	snprintf(cmd, sizeof(cmd),
-		 "mkfs.ext4 -q -F -b 4096 -I 256 -O ^has_journal %s", l->img);
-	if (pt_run(cmd))
+	if (pt_template_fd >= 0 && pt_template_mb == size_mb)
+		ret = pt_copy_sparse(pt_template_fd, l->img);
+	else
+		ret = pt_mkfs_ext4(l->img, size_mb);
+	if (ret)
 		return -1;
 	l->loopfd = pt_loop_attach(l->img, dev, sizeof(dev));
 	if (l->loopfd < 0)
 		return -1;
-	return mount(dev, dir, "ext4", 0, "user_xattr,acl");
+	if (mount(dev, dir, "ext4", 0, "user_xattr,acl,noinit_itable"))
+		return -1;
+	pt_lower_autoclear(l);
+	return 0;
 }
 
 static inline void pt_lower_destroy(struct pt_lower *l)
@@ -177,6 +296,162 @@ static inline int pt_as_user(uid_t id, int (*fn)(void *), void *arg)
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 126;
+}
+
+/*
+ * PT_FAKE=1 in the environment bind mounts the lower instead of mounting
+ * FUSE-BPF: a check of the tests themselves on a kernel without FUSE-BPF,
+ * never set in real runs.
+ */
+static inline bool pt_fake_mode(void)
+{
+	const char *fake = getenv("PT_FAKE");
+
+	return fake && !strcmp(fake, "1");
+}
+
+/* pt_mount(), or a bind mount with PT_FAKE=1 */
+static inline int pt_mount_or_bind(const char *lower, const char *target)
+{
+	if (!pt_fake_mode())
+		return pt_mount(lower, target, NULL);
+	if (mkdir(target, 0755) && errno != EEXIST)
+		return -1;
+	return mount(lower, target, NULL, MS_BIND, NULL);
+}
+
+/* Taint flags of kernel warnings: B (bad page, KASAN), D (oops), W */
+#define PT_TAINT_SPLAT	((1UL << 5) | (1UL << 7) | (1UL << 9))
+
+static inline unsigned long pt_taint(void)
+{
+	char buf[32] = "";
+	int fd = open("/proc/sys/kernel/tainted", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf) - 1) < 0)
+			buf[0] = '\0';
+		close(fd);
+	}
+	return strtoul(buf, NULL, 10) & PT_TAINT_SPLAT;
+}
+
+/*
+ * The usual fixture: a mount namespace of its own with a fresh tmpfs on
+ * /tmp, so nothing the test mounts outlives it; a lower of one kind at
+ * PT_LOWER and its passthrough at PT_MNT.
+ */
+struct pt_env {
+	struct pt_lower lower;
+	unsigned long taint;
+};
+
+/* First half of the setup: the lower, of @kind and @size_mb MiB */
+static inline void pt_env_lower(struct __test_metadata *_metadata,
+				struct pt_env *e, enum pt_lower_kind kind,
+				int size_mb)
+{
+	struct statfs sfs;
+
+	umask(022);
+	e->lower.loopfd = -1;
+	e->taint = pt_taint();
+	ASSERT_EQ(0, pt_private_mounts());
+	ASSERT_EQ(0, mount("tmpfs", PT_SCRATCH, "tmpfs", 0, "mode=1777"));
+	ASSERT_EQ(0, pt_lower_make(&e->lower, kind, PT_LOWER, size_mb))
+		TH_LOG("lower: %s", strerror(errno));
+	ASSERT_EQ(0, statfs(PT_LOWER, &sfs));
+	ASSERT_EQ(kind == PT_EXT4 ? EXT4_SUPER_MAGIC : TMPFS_MAGIC,
+		  sfs.f_type);
+}
+
+/* Second half: the passthrough (a bind mount with PT_FAKE=1) */
+static inline void pt_env_mount(struct __test_metadata *_metadata)
+{
+	struct statfs sfs;
+
+	ASSERT_EQ(0, pt_mount_or_bind(PT_LOWER, PT_MNT))
+		TH_LOG("fuse-bpf mount: %s", strerror(errno));
+	if (pt_fake_mode())
+		return;
+	ASSERT_EQ(0, statfs(PT_MNT, &sfs));
+	ASSERT_EQ(FUSE_SUPER_MAGIC, sfs.f_type);
+}
+
+/*
+ * A kernel warning (or KASAN report) fails the test that caused it, as
+ * far as the taint flags tell: only the first warning of a boot is seen.
+ */
+static inline void pt_env_teardown(struct __test_metadata *_metadata,
+				   struct pt_env *e)
+{
+	umount2(PT_MNT, MNT_DETACH);
+	pt_lower_destroy(&e->lower);
+	EXPECT_EQ(e->taint, pt_taint())
+		TH_LOG("the kernel warned during this test: see dmesg");
+}
+
+/* Result of a syscall: the return value, and errno when it failed */
+struct res {
+	long ret;
+	int err;
+};
+
+static inline struct res rs(long ret)
+{
+	return (struct res){ ret, ret < 0 ? errno : 0 };
+}
+
+/* The mount must give the same result and errno as the lower */
+#define SAME(what, m, l) do { \
+	struct res __m = (m), __l = (l); \
+	EXPECT_TRUE(__m.ret == __l.ret && __m.err == __l.err) \
+		TH_LOG("%s: mount %ld (%s), lower %ld (%s)", what, \
+		       __m.ret, strerror(__m.err), __l.ret, \
+		       strerror(__l.err)); \
+} while (0)
+
+/* "@root/@rel" in one of 16 rotating buffers */
+static inline char *path_in(const char *root, const char *rel)
+{
+	static char bufs[16][PATH_MAX];
+	static unsigned int next;
+	char *buf = bufs[next++ % 16];
+
+	snprintf(buf, PATH_MAX, "%s/%s", root, rel);
+	return buf;
+}
+
+#define LO(rel) path_in(PT_LOWER, rel)
+#define MN(rel) path_in(PT_MNT, rel)
+
+/* xorshift64: the seeded generator of the random tests */
+static inline __u64 pt_rnd(__u64 *s)
+{
+	__u64 x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+/* Seconds, CLOCK_MONOTONIC */
+static inline double pt_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A number from the environment, or @def */
+static inline unsigned long long pt_env_num(const char *name,
+					    unsigned long long def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 0) : def;
 }
 
 #endif /* FUSE_SELFTEST_PASSTHROUGH_H */

@@ -29,34 +29,15 @@
  * Environment: PT_DIFF_SEED (default 0x5eedf00dcafe), PT_DIFF_OPS (10000).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <ftw.h>
-#include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include <sys/file.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <linux/falloc.h>
-#include <linux/types.h>
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#include "../../kselftest_harness.h"
-#pragma GCC diagnostic pop
-#ifndef __clang__
-#pragma GCC diagnostic ignored "-Wclobbered"
-#endif
 #include "passthrough.h"
 
 #define DEFAULT_SEED	0x5eedf00dcafeULL
@@ -148,7 +129,7 @@ struct tree {
 	unsigned char *buf;
 };
 
-struct res {
+struct op_res {
 	long ret;
 	int err;
 	int naux;
@@ -172,34 +153,9 @@ struct ctx {
 	unsigned long count[NR_OPS][2];	/* A's results: ok, error */
 };
 
-static __u64 rnd(__u64 *s)
-{
-	__u64 x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
-
 static unsigned int rn(__u64 *s, unsigned int n)
 {
-	return rnd(s) % n;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static unsigned long long env_num(const char *name, unsigned long long def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? strtoull(v, NULL, 0) : def;
+	return pt_rnd(s) % n;
 }
 
 static const char *errname(int err)
@@ -221,7 +177,7 @@ static void fill(unsigned char *buf, size_t len, unsigned int seed)
 
 	for (i = 0; i < len; i++) {
 		if (!(i & 7))
-			rnd(&s);
+			pt_rnd(&s);
 		buf[i] = s >> ((i & 7) * 8);
 	}
 }
@@ -333,7 +289,7 @@ static void gen_op(__u64 *s, struct op *op)
 		r -= optab[i].weight;
 	op->type = i;
 	op->slot = rn(s, NSLOTS);
-	op->seed = rnd(s);
+	op->seed = pt_rnd(s);
 	op->off = gen_off(s);
 	op->len = rn(s, 4) ? rn(s, MAX_WRITE) + 1 : rn(s, 4096) + 1;
 	if (optab[i].paths)
@@ -539,19 +495,19 @@ static int rm_entry(const char *path, const struct stat *st, int flag,
 	return ret;
 }
 
-static void put(struct res *r, long long v)
+static void put(struct op_res *r, long long v)
 {
 	if (r->naux < (int)ARRAY_SIZE(r->aux))
 		r->aux[r->naux++] = v;
 }
 
-static void put_sys(struct res *r, long ret)
+static void put_sys(struct op_res *r, long ret)
 {
 	put(r, ret);
 	put(r, ret < 0 ? errno : 0);
 }
 
-static void set(struct res *r, long ret)
+static void set(struct op_res *r, long ret)
 {
 	r->ret = ret;
 	r->err = ret < 0 ? errno : 0;
@@ -615,7 +571,7 @@ static int list_dir(struct tree *t, const char *rel, struct dent *ents)
 	return n;
 }
 
-static void list_res(struct tree *t, const char *rel, struct res *r, bool ino)
+static void list_res(struct tree *t, const char *rel, struct op_res *r, bool ino)
 {
 	struct dent ents[MAX_ENTS];
 	int n, i;
@@ -637,7 +593,7 @@ static const char * const stat_names[] = {
 	"mtime", "ctime",
 };
 
-static void put_stat(struct res *r, const struct stat *st, bool same,
+static void put_stat(struct op_res *r, const struct stat *st, bool same,
 		     bool tmpfs)
 {
 	r->is_stat = true;
@@ -693,7 +649,7 @@ static void sigbus(int sig)
 }
 
 static void do_mmap(int fd, const struct op *op, unsigned char *buf,
-		    struct res *r)
+		    struct op_res *r)
 {
 	unsigned char *m;
 	unsigned long long sum = 0;
@@ -740,7 +696,7 @@ static void do_mmap(int fd, const struct op *op, unsigned char *buf,
 	set(r, wlen);
 }
 
-static void do_lock(struct tree *t, const struct op *op, struct res *r)
+static void do_lock(struct tree *t, const struct op *op, struct op_res *r)
 {
 	struct flock fl = { 0 };
 	int fd1, fd2, t2;
@@ -796,7 +752,7 @@ static void do_lock(struct tree *t, const struct op *op, struct res *r)
 	set(r, 0);
 }
 
-static void do_fstat(int fd, struct res *r, bool tmpfs)
+static void do_fstat(int fd, struct op_res *r, bool tmpfs)
 {
 	struct stat st;
 
@@ -810,7 +766,7 @@ static void do_fstat(int fd, struct res *r, bool tmpfs)
  * common (inode numbers, times) go into the result too.
  */
 static void apply(struct ctx *c, struct tree *t, const struct op *op,
-		  struct res *r, bool same)
+		  struct op_res *r, bool same)
 {
 	struct tree *v = op->via_lower ? t->lower : t;
 	int *slot = &t->fd[op->slot];
@@ -987,7 +943,7 @@ static void apply(struct ctx *c, struct tree *t, const struct op *op,
 
 /* Comparing */
 
-static void res_str(const struct res *r, char *buf, size_t len)
+static void res_str(const struct op_res *r, char *buf, size_t len)
 {
 	int n, i;
 
@@ -1020,7 +976,7 @@ static void res_str(const struct res *r, char *buf, size_t len)
 	}
 }
 
-static bool res_eq(const struct res *a, const struct res *b, size_t *at)
+static bool res_eq(const struct op_res *a, const struct op_res *b, size_t *at)
 {
 	size_t i;
 
@@ -1066,8 +1022,8 @@ static void mismatch(struct ctx *c, long idx, const struct op *op,
 }
 
 static bool compare(struct ctx *c, long idx, const struct op *op,
-		    const char *what, struct tree *x, const struct res *a,
-		    struct tree *y, const struct res *b)
+		    const char *what, struct tree *x, const struct op_res *a,
+		    struct tree *y, const struct op_res *b)
 {
 	char sa[640], sb[640];
 	size_t at;
@@ -1086,7 +1042,7 @@ static bool compare(struct ctx *c, long idx, const struct op *op,
 }
 
 static void lstat_res(struct ctx *c, struct tree *t, int ret,
-		      const struct stat *st, struct res *r, bool same)
+		      const struct stat *st, struct op_res *r, bool same)
 {
 	memset(r, 0, sizeof(*r));
 	r->data = t->buf;
@@ -1102,7 +1058,7 @@ static void check_path(struct ctx *c, long idx, const struct op *op,
 {
 	struct stat sa, sb, sl;
 	int ra, rb, rl, ea, eb, el;
-	struct res a, b;
+	struct op_res a, b;
 	char what[64];
 	size_t at;
 
@@ -1166,7 +1122,7 @@ static void check_paths(struct ctx *c, long idx, const struct op *op)
 
 static void run_op(struct ctx *c, long idx, const struct op *op)
 {
-	struct res a, b;
+	struct op_res a, b;
 
 	c->bad_now = false;
 	apply(c, &c->A, op, &a, false);
@@ -1188,7 +1144,7 @@ static void run_op(struct ctx *c, long idx, const struct op *op)
 
 /* File data (a checksum beyond BUF_SIZE) or symlink target of @rel */
 static void contents(struct tree *t, const char *rel, const struct stat *st,
-		     struct res *x)
+		     struct op_res *x)
 {
 	unsigned long long sum = 0;
 	unsigned char blk[4096];
@@ -1232,7 +1188,7 @@ static void compare_dir(struct ctx *c, long idx, const char *rel, int depth)
 {
 	static struct dent ea[MAX_ENTS];
 	struct dent (*copy)[MAX_ENTS];
-	struct res a, b, l;
+	struct op_res a, b, l;
 	char sub[1024], what[1100];
 	int n, i;
 
@@ -1259,7 +1215,7 @@ static void compare_dir(struct ctx *c, long idx, const char *rel, int depth)
 	memcpy(*copy, ea, n * sizeof(ea[0]));
 	for (i = 0; i < n; i++) {
 		struct tree *t[3] = { &c->A, &c->B, &c->L };
-		struct res r[3];
+		struct op_res r[3];
 		struct stat st;
 		int k;
 
@@ -1274,7 +1230,7 @@ static void compare_dir(struct ctx *c, long idx, const char *rel, int depth)
 		compare(c, idx, NULL, what, &c->A, &r[0], &c->L, &r[2]);
 		for (k = 0; k < 3; k++) {
 			char names[1024], val[256];
-			struct res *x = &r[k];
+			struct op_res *x = &r[k];
 			long len, pos;
 
 			memset(x, 0, sizeof(*x));
@@ -1383,7 +1339,7 @@ static void minimise(struct ctx *c, const struct op *ops, long n,
 		     double budget)
 {
 	struct op *cur, *cand;
-	double start = now();
+	double start = pt_now();
 	long m = n, gran = 2, runs = 0, bad;
 	char buf[256], why[sizeof(c->why)];
 	long i, j, k;
@@ -1402,11 +1358,11 @@ static void minimise(struct ctx *c, const struct op *ops, long n,
 	}
 	m = bad < m ? bad + 1 : m;
 	snprintf(why, sizeof(why), "%s", c->why);
-	while (m >= 2 && now() - start < budget) {
+	while (m >= 2 && pt_now() - start < budget) {
 		long chunk = (m + gran - 1) / gran;
 		bool reduced = false;
 
-		for (i = 0; i < gran && now() - start < budget; i++) {
+		for (i = 0; i < gran && pt_now() - start < budget; i++) {
 			long lo = i * chunk, hi = lo + chunk < m ? lo + chunk : m;
 
 			if (lo >= m)
@@ -1434,8 +1390,8 @@ static void minimise(struct ctx *c, const struct op *ops, long n,
 		}
 	}
 	printf("# shortest replay found: %ld ops (%ld replays, %.1f s%s):\n",
-	       m, runs, now() - start,
-	       now() - start >= budget ? ", budget exhausted" : "");
+	       m, runs, pt_now() - start,
+	       pt_now() - start >= budget ? ", budget exhausted" : "");
 	for (i = 0; i < m; i++) {
 		op_str(&cur[i], buf, sizeof(buf));
 		printf("#   [%ld] %s\n", i, buf);
@@ -1463,11 +1419,7 @@ static void print_counts(struct ctx *c)
 }
 
 FIXTURE(diff) {
-	struct pt_lower lower;
-	char dir[64];
-	char lowerdir[PATH_MAX];
-	char mnt[PATH_MAX];
-	bool mounted;
+	struct pt_env env;
 };
 
 FIXTURE_VARIANT(diff) {
@@ -1484,36 +1436,20 @@ FIXTURE_VARIANT_ADD(diff, ext4) {
 
 FIXTURE_SETUP(diff)
 {
-	ASSERT_EQ(0, pt_private_mounts());
-	snprintf(self->dir, sizeof(self->dir), "/tmp/pt_diff.XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
-	snprintf(self->lowerdir, sizeof(self->lowerdir), "%s/lower", self->dir);
-	snprintf(self->mnt, sizeof(self->mnt), "%s/mnt", self->dir);
-	ASSERT_EQ(0, pt_lower_make(&self->lower, variant->kind,
-				   self->lowerdir, LOWER_MB)) {
-		TH_LOG("lower %s: %s", self->lowerdir, strerror(errno));
-	}
-	ASSERT_EQ(0, pt_mount(self->lowerdir, self->mnt, NULL)) {
-		TH_LOG("mount %s: %s", self->mnt, strerror(errno));
-	}
-	self->mounted = true;
+	pt_env_lower(_metadata, &self->env, variant->kind, LOWER_MB);
+	pt_env_mount(_metadata);
 }
 
 FIXTURE_TEARDOWN(diff)
 {
-	if (self->mounted)
-		umount2(self->mnt, MNT_DETACH);
-	pt_lower_destroy(&self->lower);
-	rmdir(self->mnt);
-	rmdir(self->lowerdir);
-	rmdir(self->dir);
+	pt_env_teardown(_metadata, &self->env);
 }
 
 TEST_F_TIMEOUT(diff, random_ops, 600)
 {
-	unsigned long long seed = env_num("PT_DIFF_SEED", DEFAULT_SEED);
-	long nops = env_num("PT_DIFF_OPS", DEFAULT_OPS);
-	double budget = env_num("PT_DIFF_MIN_SECS", DEFAULT_MIN_SECS);
+	unsigned long long seed = pt_env_num("PT_DIFF_SEED", DEFAULT_SEED);
+	long nops = pt_env_num("PT_DIFF_OPS", DEFAULT_OPS);
+	double budget = pt_env_num("PT_DIFF_MIN_SECS", DEFAULT_MIN_SECS);
 	struct ctx *c;
 	struct op *ops;
 	__u64 s;
@@ -1531,8 +1467,8 @@ TEST_F_TIMEOUT(diff, random_ops, 600)
 	c->A.name = "A (mount)";
 	c->L.name = "L (A on lower)";
 	c->B.name = "B (lower)";
-	c->lowerdir = self->lowerdir;
-	c->mntdir = self->mnt;
+	c->lowerdir = PT_LOWER;
+	c->mntdir = PT_MNT;
 	c->tmpfs = variant->kind == PT_TMPFS;
 	signal(SIGBUS, sigbus);
 	umask(022);
@@ -1543,11 +1479,11 @@ TEST_F_TIMEOUT(diff, random_ops, 600)
 
 	printf("# seed 0x%llx, %ld operations (PT_DIFF_SEED, PT_DIFF_OPS)\n",
 	       seed, nops);
-	t0 = now();
+	t0 = pt_now();
 	bad = run_ops(c, ops, nops, false);
 	ASSERT_NE(-2, bad);
 	printf("# %ld operations, %ld mismatches (%.1f s)\n", nops,
-	       c->mismatches, now() - t0);
+	       c->mismatches, pt_now() - t0);
 	print_counts(c);
 	if (bad >= 0) {
 		long mism = c->mismatches;
@@ -1567,4 +1503,8 @@ TEST_F_TIMEOUT(diff, random_ops, 600)
 	free(c);
 }
 
-TEST_HARNESS_MAIN
+int main(int argc, char **argv)
+{
+	pt_ext4_template(LOWER_MB);
+	return test_harness_run(argc, argv);
+}

@@ -15,43 +15,17 @@
  * on a kernel without FUSE-BPF, never set in real runs.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include <sys/file.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/sendfile.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
-#include <sys/wait.h>
 #include <linux/aio_abi.h>
 #include <linux/falloc.h>
-#include <linux/magic.h>
 
-/* See fuse_daemon_test.c: the 6.12 harness and -Wextra */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#include "../../kselftest_harness.h"
-#pragma GCC diagnostic pop
-#ifndef __clang__
-#pragma GCC diagnostic ignored "-Wclobbered"
-#endif
 #include "passthrough.h"
 
-#define SCRATCH		"/tmp"
-#define LOWER		SCRATCH "/lower"
-#define MNT		SCRATCH "/mnt"
+#define LOWER		PT_LOWER
+#define MNT		PT_MNT
 #define LOWER_MB	128	/* ext4: 32768 inodes, enough for BIG_N */
 #define PAGE		4096
 #define BIG_N		20000
@@ -62,44 +36,22 @@
 /* Small helpers                                                        */
 /* ------------------------------------------------------------------ */
 
-/* Result of a syscall: the return value, and errno when it failed */
-struct res {
-	long ret;
-	int err;
-};
-
-static struct res rs(long ret)
-{
-	return (struct res){ ret, ret < 0 ? errno : 0 };
-}
-
 /* Same for calls returning an fd: only success or failure compares */
 static struct res rfd(long fd)
 {
 	return (struct res){ fd < 0 ? -1 : 0, fd < 0 ? errno : 0 };
 }
 
-/* The mount must give the same result and errno as the lower */
-#define SAME(what, m, l) do { \
-	struct res __m = (m), __l = (l); \
-	EXPECT_TRUE(__m.ret == __l.ret && __m.err == __l.err) \
-		TH_LOG("%s: mount %ld (%s), lower %ld (%s)", what, \
-		       __m.ret, strerror(__m.err), __l.ret, \
-		       strerror(__l.err)); \
-} while (0)
-
-static char *path_in(const char *root, const char *rel)
+/* A shared mmap() of @fd, as a result; a mapping it makes is undone */
+static struct res rmap(size_t len, int prot, int fd, off_t off)
 {
-	static char bufs[8][PATH_MAX];
-	static unsigned int next;
-	char *buf = bufs[next++ % 8];
+	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, off);
+	struct res r = rfd(p == MAP_FAILED ? -1 : 0);
 
-	snprintf(buf, PATH_MAX, "%s/%s", root, rel);
-	return buf;
+	if (p != MAP_FAILED)
+		munmap(p, len);
+	return r;
 }
-
-#define LO(rel) path_in(LOWER, rel)
-#define MN(rel) path_in(MNT, rel)
 
 static void fill(void *p, size_t len, unsigned int seed)
 {
@@ -168,107 +120,6 @@ static long ms_since(const struct timespec *t0)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (t.tv_sec - t0->tv_sec) * 1000 +
 	       (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
-/*
- * mkfs.ext4 runs once, in main(), into a template image that each ext4
- * test copies: a fork and two execs per test are slow under TCG.
- */
-static int ext4_template = -1;
-
-static void make_ext4_template(void)
-{
-	char img[64], cmd[160];
-	int fd;
-
-	if (geteuid())
-		return;
-	snprintf(img, sizeof(img), "/tmp/passthrough_io_test.%d.img",
-		 getpid());
-	fd = open(img, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	if (!ftruncate(fd, (off_t)LOWER_MB << 20)) {
-		/* The options of pt_lower_make() */
-		snprintf(cmd, sizeof(cmd),
-			 "mkfs.ext4 -q -F -b 4096 -I 256 -O ^has_journal %s",
-			 img);
-		if (!pt_run(cmd))
-			ext4_template = open(img, O_RDONLY | O_CLOEXEC);
-	}
-	close(fd);
-	unlink(img);
-}
-
-/* Copy the data of the sparse file @in to the new file @path */
-static int copy_sparse(int in, const char *path)
-{
-	off_t size = lseek(in, 0, SEEK_END), data, hole;
-	static char buf[65536];
-	int out, ret = -1;
-	ssize_t n;
-
-	out = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (out < 0)
-		return -1;
-	if (size < 0 || ftruncate(out, size))
-		goto out;
-	for (data = 0; data < size; data = hole) {
-		data = lseek(in, data, SEEK_DATA);
-		if (data < 0)
-			break;
-		hole = lseek(in, data, SEEK_HOLE);
-		if (hole < 0)
-			goto out;
-		while (data < hole) {
-			n = pread(in, buf, sizeof(buf) < (size_t)(hole - data) ?
-				  sizeof(buf) : (size_t)(hole - data), data);
-			if (n <= 0 || pwrite(out, buf, n, data) != n)
-				goto out;
-			data += n;
-		}
-	}
-	ret = 0;
-out:
-	close(out);
-	return ret;
-}
-
-/*
- * Like pt_lower_make(), but ext4 comes from the template.  The image
- * must not outlive the test even when teardown does not run (a failed
- * ASSERT): the loop device goes on last close, and the image is unlinked
- * at once, the loop device holds it.  noinit_itable: no background
- * zeroing of inode tables to slow the test down.
- */
-static int lower_make(struct pt_lower *l, enum pt_lower_kind kind)
-{
-	struct loop_info64 info;
-	char dev[64];
-
-	if (kind == PT_TMPFS || ext4_template < 0) {
-		if (pt_lower_make(l, kind, LOWER, LOWER_MB))
-			return -1;
-	} else {
-		memset(l, 0, sizeof(*l));
-		l->kind = kind;
-		snprintf(l->dir, sizeof(l->dir), "%s", LOWER);
-		snprintf(l->img, sizeof(l->img), "%s.img", LOWER);
-		l->loopfd = -1;
-		if (mkdir(LOWER, 0755) || copy_sparse(ext4_template, l->img))
-			return -1;
-		l->loopfd = pt_loop_attach(l->img, dev, sizeof(dev));
-		if (l->loopfd < 0 ||
-		    mount(dev, LOWER, "ext4", 0, "user_xattr,acl,noinit_itable"))
-			return -1;
-	}
-	if (l->loopfd >= 0 && !ioctl(l->loopfd, LOOP_GET_STATUS64, &info)) {
-		info.lo_flags |= LO_FLAGS_AUTOCLEAR;
-		ioctl(l->loopfd, LOOP_SET_STATUS64, &info);
-	}
-	if (l->img[0] && !unlink(l->img))
-		l->img[0] = '\0';
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -553,8 +404,7 @@ static struct flock lock_of(short type, off_t start, off_t len)
 /* ------------------------------------------------------------------ */
 
 FIXTURE(io) {
-	struct pt_lower lower;
-	bool fake;
+	struct pt_env env;
 };
 
 FIXTURE_VARIANT(io) {
@@ -571,34 +421,13 @@ FIXTURE_VARIANT_ADD(io, ext4) {
 
 FIXTURE_SETUP(io)
 {
-	const char *fake = getenv("PT_FAKE");
-	struct statfs sfs;
-
-	umask(022);
-	self->lower.loopfd = -1;
-	ASSERT_EQ(0, pt_private_mounts());
-	ASSERT_EQ(0, mount("tmpfs", SCRATCH, "tmpfs", 0, "mode=1777"));
-	ASSERT_EQ(0, lower_make(&self->lower, variant->kind))
-		TH_LOG("lower: %s", strerror(errno));
-	ASSERT_EQ(0, statfs(LOWER, &sfs));
-	ASSERT_EQ(variant->kind == PT_EXT4 ? EXT4_SUPER_MAGIC : TMPFS_MAGIC,
-		  sfs.f_type);
-	self->fake = fake && !strcmp(fake, "1");
-	if (self->fake) {
-		ASSERT_EQ(0, mkdir(MNT, 0755));
-		ASSERT_EQ(0, mount(LOWER, MNT, NULL, MS_BIND, NULL));
-		return;
-	}
-	ASSERT_EQ(0, pt_mount(LOWER, MNT, NULL))
-		TH_LOG("fuse-bpf mount: %s", strerror(errno));
-	ASSERT_EQ(0, statfs(MNT, &sfs));
-	ASSERT_EQ(FUSE_SUPER_MAGIC, sfs.f_type);
+	pt_env_lower(_metadata, &self->env, variant->kind, LOWER_MB);
+	pt_env_mount(_metadata);
 }
 
 FIXTURE_TEARDOWN(io)
 {
-	umount2(MNT, MNT_DETACH);
-	pt_lower_destroy(&self->lower);
+	pt_env_teardown(_metadata, &self->env);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1389,7 +1218,6 @@ TEST_F(io, mmap_private_and_modes)
 	const size_t len = 2 * PAGE;
 	char data[2 * PAGE], got[2 * PAGE];
 	int fm, fl, wm, wl, am, al;
-	void *pm, *pl;
 	char *p;
 
 	fill(data, len, 21);
@@ -1411,30 +1239,23 @@ TEST_F(io, mmap_private_and_modes)
 	EXPECT_EQ(0, memcmp(data, got, len));
 
 	/* Shared writable on O_RDONLY, anything on O_WRONLY, O_APPEND */
-	pm = mmap(NULL, len, PROT_WRITE, MAP_SHARED, fm, 0);
-	pl = mmap(NULL, len, PROT_WRITE, MAP_SHARED, fl, 0);
 	SAME("MAP_SHARED|PROT_WRITE on O_RDONLY",
-	     rfd(pm == MAP_FAILED ? -1 : 0), rfd(pl == MAP_FAILED ? -1 : 0));
+	     rmap(len, PROT_WRITE, fm, 0), rmap(len, PROT_WRITE, fl, 0));
 	wm = open(MN("m"), O_WRONLY);
 	wl = open(LO("m"), O_WRONLY);
 	ASSERT_LE(0, wm);
 	ASSERT_LE(0, wl);
-	pm = mmap(NULL, len, PROT_READ, MAP_SHARED, wm, 0);
-	pl = mmap(NULL, len, PROT_READ, MAP_SHARED, wl, 0);
-	SAME("mmap O_WRONLY", rfd(pm == MAP_FAILED ? -1 : 0),
-	     rfd(pl == MAP_FAILED ? -1 : 0));
+	SAME("mmap O_WRONLY", rmap(len, PROT_READ, wm, 0),
+	     rmap(len, PROT_READ, wl, 0));
 	am = open(MN("m"), O_RDWR | O_APPEND);
 	al = open(LO("m"), O_RDWR | O_APPEND);
 	ASSERT_LE(0, am);
 	ASSERT_LE(0, al);
-	pm = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, am, 0);
-	pl = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, al, 0);
-	SAME("mmap shared writable O_APPEND", rfd(pm == MAP_FAILED ? -1 : 0),
-	     rfd(pl == MAP_FAILED ? -1 : 0));
-	pm = mmap(NULL, len, PROT_READ, MAP_SHARED, fm, 100);
-	pl = mmap(NULL, len, PROT_READ, MAP_SHARED, fl, 100);
-	SAME("mmap offset 100", rfd(pm == MAP_FAILED ? -1 : 0),
-	     rfd(pl == MAP_FAILED ? -1 : 0));
+	SAME("mmap shared writable O_APPEND",
+	     rmap(len, PROT_READ | PROT_WRITE, am, 0),
+	     rmap(len, PROT_READ | PROT_WRITE, al, 0));
+	SAME("mmap offset 100", rmap(len, PROT_READ, fm, 100),
+	     rmap(len, PROT_READ, fl, 100));
 	close(am);
 	close(al);
 	close(wm);
@@ -2552,6 +2373,6 @@ TEST_F(io, fchdir_relative)
 
 int main(int argc, char **argv)
 {
-	make_ext4_template();
+	pt_ext4_template(LOWER_MB);
 	return test_harness_run(argc, argv);
 }

@@ -21,40 +21,14 @@
  * on a kernel without FUSE-BPF, never set in real runs.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include <sys/ioctl.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <linux/fs.h>
-#include <linux/magic.h>
 #include <linux/mount.h>
 #include <linux/posix_acl.h>
 #include <linux/posix_acl_xattr.h>
 
-/* See fuse_daemon_test.c: the 6.12 harness and -Wextra */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#include "../../kselftest_harness.h"
-#pragma GCC diagnostic pop
-#ifndef __clang__
-#pragma GCC diagnostic ignored "-Wclobbered"
-#endif
 #include "passthrough.h"
 
 #ifndef __NR_move_mount
@@ -73,9 +47,9 @@
 #define AT_HANDLE_FID	0x200
 #endif
 
-#define SCRATCH		"/tmp"
-#define LOWER		SCRATCH "/lower"
-#define MNT		SCRATCH "/mnt"
+#define SCRATCH		PT_SCRATCH
+#define LOWER		PT_LOWER
+#define MNT		PT_MNT
 #define LOWER_MB	32
 #define NOBODY		65534
 #define MAXLOG		4096
@@ -83,17 +57,6 @@
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                        */
 /* ------------------------------------------------------------------ */
-
-/* Result of a syscall: the return value, and errno when it failed */
-struct res {
-	long ret;
-	int err;
-};
-
-static struct res rs(long ret)
-{
-	return (struct res){ ret, ret < 0 ? errno : 0 };
-}
 
 /* Same for calls returning an fd: only success or failure compares */
 static struct res rfd(long fd)
@@ -104,15 +67,6 @@ static struct res rfd(long fd)
 		close(fd);
 	return r;
 }
-
-/* The mount must give the same result and errno as the lower */
-#define SAME(what, m, l) do { \
-	struct res __m = (m), __l = (l); \
-	EXPECT_TRUE(__m.ret == __l.ret && __m.err == __l.err) \
-		TH_LOG("%s: mount %ld (%s), lower %ld (%s)", what, \
-		       __m.ret, strerror(__m.err), __l.ret, \
-		       strerror(__l.err)); \
-} while (0)
 
 /*
  * The same, in a child (pt_as_user()) where the harness's EXPECT cannot
@@ -141,36 +95,6 @@ static int ccheck(bool ok, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return 1;
-}
-
-static char *path_in(const char *root, const char *rel)
-{
-	static char bufs[16][PATH_MAX];
-	static unsigned int next;
-	char *buf = bufs[next++ % 16];
-
-	snprintf(buf, PATH_MAX, "%s/%s", root, rel);
-	return buf;
-}
-
-#define LO(rel) path_in(LOWER, rel)
-#define MN(rel) path_in(MNT, rel)
-
-static bool fake_mode(void)
-{
-	const char *fake = getenv("PT_FAKE");
-
-	return fake && !strcmp(fake, "1");
-}
-
-/* pt_mount(), or a bind mount with PT_FAKE=1 */
-static int mount_pt(const char *lower, const char *target)
-{
-	if (!fake_mode())
-		return pt_mount(lower, target, NULL);
-	if (mkdir(target, 0755) && errno != EEXIST)
-		return -1;
-	return mount(lower, target, NULL, MS_BIND, NULL);
 }
 
 static int write_file(const char *path, const char *data, mode_t mode)
@@ -266,7 +190,7 @@ static int mirror_diff(const char *rel, char *why, size_t len)
 		snprintf(why, len, "lstat lower/%s: %s", rel, strerror(errno));
 		return 1;
 	}
-	if (!fake_mode() && m.st_dev == l.st_dev) {
+	if (!pt_fake_mode() && m.st_dev == l.st_dev) {
 		snprintf(why, len, "%s: st_dev of the lower", rel);
 		return 1;
 	}
@@ -484,23 +408,55 @@ static int opt_env(void)
 }
 
 #define OPT_SETUP() do { \
-	if (fake_mode()) \
+	if (pt_fake_mode()) \
 		SKIP(return, "PT_FAKE: mount options need FUSE-BPF"); \
 	ASSERT_EQ(0, opt_env()) TH_LOG("setup: %s", strerror(errno)); \
 } while (0)
 
 /* An fsconfig() failure: errno @err at step @at, @msg in the log */
-#define EXPECT_FSC_FAIL(steps, err, at, msg) do { \
-	char __log[MAXLOG]; \
-	int __at, __err; \
-	__err = fsc_run(steps, ARRAY_SIZE(steps), &__at, NULL, __log, \
-			sizeof(__log)); \
-	EXPECT_EQ(err, __err) TH_LOG("errno %s, log: %s", \
-				     strerror(__err), __log); \
-	EXPECT_EQ(at, __at); \
-	EXPECT_NE(NULL, strstr(__log, msg)) \
-		TH_LOG("log lacks \"%s\": %s", msg, __log); \
-} while (0)
+static void fsc_fail(struct __test_metadata *_metadata,
+		     const struct fsc_step *steps, int n, int err, int at,
+		     const char *msg)
+{
+	char log[MAXLOG];
+	int got_at, got;
+
+	got = fsc_run(steps, n, &got_at, NULL, log, sizeof(log));
+	EXPECT_EQ(err, got) TH_LOG("errno %s, log: %s", strerror(got), log);
+	EXPECT_EQ(at, got_at);
+	EXPECT_NE(NULL, strstr(log, msg))
+		TH_LOG("log lacks \"%s\": %s", msg, log);
+}
+
+#define EXPECT_FSC_FAIL(steps, err, at, msg) \
+	fsc_fail(_metadata, steps, ARRAY_SIZE(steps), err, at, msg)
+
+/*
+ * Mounting @root (an fd of it) must fail with errno @err both ways:
+ * mount(2) with the options @fmt, where %1$d is the fd, and fsconfig()
+ * @steps, where an aux of -1 is the fd, at step @at with @msg in the log.
+ */
+static void opt_fail(struct __test_metadata *_metadata, const char *root,
+		     struct fsc_step *steps, int n, const char *fmt, int err,
+		     int at, const char *msg)
+{
+	char opts[64];
+	int fd, i;
+
+	fd = open(root, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", root, strerror(errno));
+	for (i = 0; i < n; i++) {
+		if (steps[i].aux == -1)
+			steps[i].aux = fd;
+	}
+	snprintf(opts, sizeof(opts), fmt, fd);
+	EXPECT_EQ(err, mount_err(opts)) TH_LOG("%s", opts);
+	fsc_fail(_metadata, steps, n, err, at, msg);
+	close(fd);
+}
+
+#define EXPECT_OPT_FAIL(root, steps, fmt, err, at, msg) \
+	opt_fail(_metadata, root, steps, ARRAY_SIZE(steps), fmt, err, at, msg)
 
 /* The root_dir fd may be closed (and its number reused) after mounting */
 TEST(opt_root_dir_closed_after_mount)
@@ -595,17 +551,10 @@ TEST(opt_not_directory)
 	struct fsc_step steps[] = {
 		{ FSCONFIG_SET_FD, "root_dir", NULL, -1 },
 	};
-	char opts[64];
-	int fd;
 
 	OPT_SETUP();
-	fd = open(LO("f"), O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	steps[0].aux = fd;
-	snprintf(opts, sizeof(opts), "root_dir=%d,no_daemon", fd);
-	EXPECT_EQ(ENOTDIR, mount_err(opts));
-	EXPECT_FSC_FAIL(steps, ENOTDIR, 0, "root_dir: not a directory");
-	close(fd);
+	EXPECT_OPT_FAIL(LO("f"), steps, "root_dir=%1$d,no_daemon", ENOTDIR, 0,
+			"root_dir: not a directory");
 }
 
 /* no_daemon alone: EINVAL when the context is created */
@@ -656,19 +605,10 @@ TEST(opt_root_dir_twice)
 		{ FSCONFIG_SET_FD, "root_dir", NULL, -1 },
 		{ FSCONFIG_SET_FD, "root_dir", NULL, -1 },
 	};
-	char opts[64];
-	int fd;
 
 	OPT_SETUP();
-	fd = open(LOWER, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	steps[0].aux = fd;
-	steps[1].aux = fd;
-	snprintf(opts, sizeof(opts), "root_dir=%d,root_dir=%d,no_daemon",
-		 fd, fd);
-	EXPECT_EQ(EINVAL, mount_err(opts));
-	EXPECT_FSC_FAIL(steps, EINVAL, 1, "root_dir specified twice");
-	close(fd);
+	EXPECT_OPT_FAIL(LOWER, steps, "root_dir=%1$d,root_dir=%1$d,no_daemon",
+			EINVAL, 1, "root_dir specified twice");
 }
 
 /* no_daemon given twice: EINVAL at the second */
@@ -679,17 +619,10 @@ TEST(opt_no_daemon_twice)
 		{ FSCONFIG_SET_FLAG, "no_daemon", NULL, 0 },
 		{ FSCONFIG_SET_FLAG, "no_daemon", NULL, 0 },
 	};
-	char opts[64];
-	int fd;
 
 	OPT_SETUP();
-	fd = open(LOWER, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	steps[0].aux = fd;
-	snprintf(opts, sizeof(opts), "root_dir=%d,no_daemon,no_daemon", fd);
-	EXPECT_EQ(EINVAL, mount_err(opts));
-	EXPECT_FSC_FAIL(steps, EINVAL, 2, "no_daemon specified twice");
-	close(fd);
+	EXPECT_OPT_FAIL(LOWER, steps, "root_dir=%1$d,no_daemon,no_daemon",
+			EINVAL, 2, "no_daemon specified twice");
 }
 
 /* An option FUSE does not know: EINVAL from the VFS */
@@ -700,17 +633,10 @@ TEST(opt_unknown_option)
 		{ FSCONFIG_SET_FLAG, "no_daemon", NULL, 0 },
 		{ FSCONFIG_SET_FLAG, "no_such_option", NULL, 0 },
 	};
-	char opts[64];
-	int fd;
 
 	OPT_SETUP();
-	fd = open(LOWER, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	steps[0].aux = fd;
-	snprintf(opts, sizeof(opts), "root_dir=%d,no_daemon,bogus=1", fd);
-	EXPECT_EQ(EINVAL, mount_err(opts));
-	EXPECT_FSC_FAIL(steps, EINVAL, 2, "Unknown parameter");
-	close(fd);
+	EXPECT_OPT_FAIL(LOWER, steps, "root_dir=%1$d,no_daemon,bogus=1",
+			EINVAL, 2, "Unknown parameter");
 }
 
 /*
@@ -722,8 +648,7 @@ TEST(opt_stack_depth)
 	struct fsc_step steps[] = {
 		{ FSCONFIG_SET_FD, "root_dir", NULL, -1 },
 	};
-	char opts[64], buf[64];
-	int fd;
+	char buf[64];
 
 	OPT_SETUP();
 	ASSERT_EQ(0, pt_mount(LOWER, SCRATCH "/m1", NULL))
@@ -737,14 +662,8 @@ TEST(opt_stack_depth)
 
 	EXPECT_EQ(-1, pt_mount(SCRATCH "/m2", SCRATCH "/m3", NULL));
 	EXPECT_EQ(ELOOP, errno);
-	fd = open(SCRATCH "/m2", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	steps[0].aux = fd;
-	snprintf(opts, sizeof(opts), "root_dir=%d,no_daemon", fd);
-	EXPECT_EQ(ELOOP, mount_err(opts));
-	EXPECT_FSC_FAIL(steps, ELOOP, 0,
-			"root_dir: maximum fs stacking depth exceeded");
-	close(fd);
+	EXPECT_OPT_FAIL(SCRATCH "/m2", steps, "root_dir=%1$d,no_daemon", ELOOP,
+			0, "root_dir: maximum fs stacking depth exceeded");
 }
 
 static int write_str(const char *path, const char *s)
@@ -817,39 +736,8 @@ TEST(opt_userns_eperm)
 /* The fixture: a lower of each kind, its passthrough mount             */
 /* ------------------------------------------------------------------ */
 
-static void lower_autoclear(struct pt_lower *l)
-{
-	struct loop_info64 info;
-
-	if (l->loopfd < 0)
-		return;
-	if (!ioctl(l->loopfd, LOOP_GET_STATUS64, &info)) {
-		info.lo_flags |= LO_FLAGS_AUTOCLEAR;
-		ioctl(l->loopfd, LOOP_SET_STATUS64, &info);
-	}
-	if (l->img[0] && !unlink(l->img))
-		l->img[0] = '\0';
-}
-
-/* Taint flags of kernel warnings: B (bad page, KASAN), D (oops), W */
-#define TAINT_SPLAT	((1UL << 5) | (1UL << 7) | (1UL << 9))
-
-static unsigned long taint(void)
-{
-	char buf[32] = "";
-	int fd = open("/proc/sys/kernel/tainted", O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		if (read(fd, buf, sizeof(buf) - 1) < 0)
-			buf[0] = '\0';
-		close(fd);
-	}
-	return strtoul(buf, NULL, 10) & TAINT_SPLAT;
-}
-
 FIXTURE(pt) {
-	struct pt_lower lower;
-	unsigned long taint;
+	struct pt_env env;
 };
 
 FIXTURE_VARIANT(pt) {
@@ -866,38 +754,16 @@ FIXTURE_VARIANT_ADD(pt, ext4) {
 
 FIXTURE_SETUP(pt)
 {
-	struct statfs sfs;
-
-	umask(022);
-	self->lower.loopfd = -1;
-	self->taint = taint();
-	ASSERT_EQ(0, pt_private_mounts());
-	ASSERT_EQ(0, mount("tmpfs", SCRATCH, "tmpfs", 0, "mode=1777"));
-	ASSERT_EQ(0, pt_lower_make(&self->lower, variant->kind, LOWER,
-				   LOWER_MB))
-		TH_LOG("lower: %s", strerror(errno));
-	lower_autoclear(&self->lower);
+	pt_env_lower(_metadata, &self->env, variant->kind, LOWER_MB);
 	/* Where the unprivileged user may create things */
 	ASSERT_EQ(0, mkdir(LO("pub"), 0777));
 	ASSERT_EQ(0, chmod(LO("pub"), 0777));
-	ASSERT_EQ(0, mount_pt(LOWER, MNT))
-		TH_LOG("fuse-bpf mount: %s", strerror(errno));
-	if (!fake_mode()) {
-		ASSERT_EQ(0, statfs(MNT, &sfs));
-		ASSERT_EQ(FUSE_SUPER_MAGIC, sfs.f_type);
-	}
+	pt_env_mount(_metadata);
 }
 
-/*
- * A kernel warning (or KASAN report) fails the test that caused it, as
- * far as the taint flags tell: only the first warning of a boot is seen.
- */
 FIXTURE_TEARDOWN(pt)
 {
-	umount2(MNT, MNT_DETACH);
-	pt_lower_destroy(&self->lower);
-	EXPECT_EQ(self->taint, taint())
-		TH_LOG("the kernel warned during this test: see dmesg");
+	pt_env_teardown(_metadata, &self->env);
 }
 
 /* Run @fn(@arg) as uid/gid 65534; its exit status counts the failures */
@@ -2068,7 +1934,7 @@ TEST_F(pt, rename_exdev)
 
 	ASSERT_EQ(0, write_file(LO("f"), "f", 0644));
 	ASSERT_EQ(0, mkdir(LO("d"), 0755));
-	ASSERT_EQ(0, mount_pt(LOWER, MNT2)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, pt_mount_or_bind(LOWER, MNT2)) TH_LOG("%s", strerror(errno));
 
 	EXPECT_EQ(-1, rename(MN("f"), MNT2 "/g"));
 	EXPECT_EQ(EXDEV, errno);
@@ -2240,7 +2106,7 @@ TEST_F(pt, erofs_lower)
 	ASSERT_EQ(0, mount(LOWER, ROB, NULL, MS_BIND, NULL));
 	ASSERT_EQ(0, mount(NULL, ROB, NULL, MS_REMOUNT | MS_RDONLY | MS_BIND,
 			   NULL));
-	ASSERT_EQ(0, mount_pt(ROB, ROM)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, pt_mount_or_bind(ROB, ROM)) TH_LOG("%s", strerror(errno));
 
 	for (i = 0; i < 2; i++) {
 		const char *R = roots[i];
@@ -2313,8 +2179,7 @@ TEST_F(pt, enospc_lower)
 	ASSERT_EQ(0, pt_lower_make(&small, variant->kind, SMALL,
 				   variant->kind == PT_TMPFS ? 1 : 2))
 		TH_LOG("%s", strerror(errno));
-	lower_autoclear(&small);
-	ASSERT_EQ(0, mount_pt(SMALL, SMNT)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, pt_mount_or_bind(SMALL, SMNT)) TH_LOG("%s", strerror(errno));
 
 	EXPECT_EQ(ENOSPC, fill_up(SMNT "/fill"));
 	ASSERT_EQ(0, statfs(SMNT, &fm));
@@ -2371,7 +2236,7 @@ TEST_F(pt, statfs_mirror)
 		ASSERT_EQ(0, statfs(LO(at[i]), &l));
 		EXPECT_EQ(0, statfs_diff(&m, &l, why, sizeof(why)))
 			TH_LOG("/%s: %s", at[i], why);
-		if (!fake_mode())
+		if (!pt_fake_mode())
 			EXPECT_EQ(FUSE_SUPER_MAGIC, m.f_type);
 		EXPECT_EQ(variant->kind == PT_TMPFS ? TMPFS_MAGIC :
 			  EXT4_SUPER_MAGIC, l.f_type);
@@ -2958,4 +2823,8 @@ TEST_F(pt, fileattr_fsxattr)
 	SAME("unlink", rs(unlink(T("f"))), rs(unlink(U("f"))));
 }
 
-TEST_HARNESS_MAIN
+int main(int argc, char **argv)
+{
+	pt_ext4_template(LOWER_MB);
+	return test_harness_run(argc, argv);
+}
