@@ -4,12 +4,15 @@
 # Configure and build bzImage from tinyconfig + Kconfig.fragment (+ the files
 # named in $EXTRA_FRAGMENTS) in $BUILD, with ccache.  The .config is only
 # rewritten when the fragments change, so rebuilds stay incremental.
+#   KFRAGMENT=file  use that fragment instead of Kconfig.fragment
+#   BUILD=dir       build there instead of $WORKDIR/build (make bench:
+#                   KFRAGMENT=workbench/bench/Kconfig.bench BUILD=$WORKDIR/build-bench)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 [ -f "$TREE/Makefile" ] || die "no tree: run make tree"
 mkdir -p "$BUILD"
-frags="$TOP/Kconfig.fragment ${EXTRA_FRAGMENTS:-}"
+frags="${KFRAGMENT:-$TOP/Kconfig.fragment} ${EXTRA_FRAGMENTS:-}"
 sum=$(cat $frags "$TOP/workbench/kernel.sh" | sha256sum | cut -d' ' -f1)
 
 kmake() {

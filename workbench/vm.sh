@@ -4,8 +4,9 @@
 # Boot the test kernel in QEMU with the host's root filesystem read-only
 # over 9p (the virtme-ng way) and run one command, or a shell.
 #
-#   vm.sh [-i] [-w DIR] [-r RUNDIR] [--] [command...]
+#   vm.sh [-i] [-k BZIMAGE] [-w DIR] [-r RUNDIR] [--] [command...]
 #     -i         interactive shell (no command)
+#     -k BZIMAGE boot that kernel (also KERNEL=...; default: $BUILD's bzImage)
 #     -w DIR     DIR is mounted read-write at the same path and is the cwd
 #     -r RUNDIR  where the guest leaves status, dmesg.log and kmemleak.txt
 #
@@ -19,6 +20,7 @@ interactive=0 cwd= rundir=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-i) interactive=1; shift ;;
+	-k) KERNEL=$2; shift 2 ;;
 	-w) cwd=$(realpath "$2"); shift 2 ;;
 	-r) rundir=$2; shift 2 ;;
 	--) shift; break ;;
