@@ -13,6 +13,9 @@
 #   make kernel         build bzImage (tinyconfig + Kconfig.fragment)
 #   make selftests      build libbpf, bpftool and the selftests from the tree
 #   make deps           install the Debian packages needed (apt-get)
+#   make bench          build a kernel without debug options, boot it, measure
+#                       FUSE-BPF against native, overlayfs and FUSE daemons
+#                       (NOTREE=1: use $(WORKDIR)/linux as it is, unassembled)
 
 XDG_CACHE_HOME ?= /var/cache
 WORKDIR ?= $(XDG_CACHE_HOME)/fuse-bpf
@@ -24,7 +27,7 @@ SELFTEST_VARS = OUTPUT=$(WORKDIR)/selftests/fuse CLANG=clang-19 \
 		VMLINUX_BTF=$(WORKDIR)/build/vmlinux \
 		KHDR_INCLUDES="-isystem $(WORKDIR)/build/usr/include"
 
-.PHONY: all deps tree refresh kernel selftests check run demo clean
+.PHONY: all deps tree refresh kernel selftests check run demo bench clean
 all: kernel selftests
 
 deps:
@@ -56,5 +59,11 @@ endif
 demo: selftests
 	@$(WB)/vm.sh -- $(CURDIR)/$(WB)/demo.sh $(WORKDIR)/selftests/fuse
 
+# The bench kernel has its own build directory and configuration
+# (workbench/bench/Kconfig.bench); see workbench/bench.sh for BENCH_* knobs.
+bench: $(if $(NOTREE),deps,tree)
+	@$(WB)/bench.sh
+
 clean:
-	rm -rf $(WORKDIR)/build $(WORKDIR)/selftests $(WORKDIR)/runs
+	rm -rf $(WORKDIR)/build $(WORKDIR)/build-bench $(WORKDIR)/bench-tools \
+		$(WORKDIR)/selftests $(WORKDIR)/runs
