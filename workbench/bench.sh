@@ -7,7 +7,7 @@
 # table, bench/results/latest.{json,md,svg} and the README's block.
 #
 # Sizes and choices (environment; defaults in brackets):
-#   BENCH_REPS [5]  BENCH_NFILES [10000]  BENCH_READDIR_PASSES [3]
+#   BENCH_REPS [5]  BENCH_NFILES [10000]  BENCH_PASSES [3]  BENCH_READDIR_PASSES [10]
 #   BENCH_SMALL [100] bytes per created file  BENCH_DATA_MB [256]
 #   BENCH_RAND_MB [64]  BENCH_FS ["tmpfs ext4"]  BENCH_CONFIGS  BENCH_WORKLOADS
 #   BENCH_TAR_DIRS [fs] directories of the pristine tree to tar for untar
@@ -75,6 +75,9 @@ VM_APPEND="${VM_APPEND:-} brd.rd_nr=1 brd.rd_size=$(( BENCH_RAMDISK_MB * 1024 ))
 rc=$?
 set -e
 [ $rc = 0 ] || die "the bench VM run failed (status $rc); see $rundir/console.log"
+# Figures from a kernel that reported a bug are not figures.
+python3 "$TOP/workbench/logscan.py" "$rundir/dmesg.log" ||
+	die "the guest's kernel log has a report (above); see $rundir/dmesg.log"
 
 readme=()
 [ "${BENCH_README:-1}" = 1 ] && readme=(--readme "$TOP/README.md")

@@ -17,7 +17,8 @@ export PATH=$tools:$PATH
 
 REPS=${BENCH_REPS:-5}
 NFILES=${BENCH_NFILES:-10000}		# stat, open+close, readdir, create
-READDIR_PASSES=${BENCH_READDIR_PASSES:-3}
+READDIR_PASSES=${BENCH_READDIR_PASSES:-10}
+PASSES=${BENCH_PASSES:-3}		# warm stat and open+close: passes over the files
 SMALL=${BENCH_SMALL:-100}		# bytes of each created file
 DATA_MB=${BENCH_DATA_MB:-256}		# sequential read and write
 RAND_MB=${BENCH_RAND_MB:-64}		# random 4 KiB reads, in total
@@ -40,6 +41,7 @@ mkdir -p $B $MNT
 	echo "reps=$REPS"
 	echo "nfiles=$NFILES"
 	echo "readdir_passes=$READDIR_PASSES"
+	echo "passes=$PASSES"
 	echo "small=$SMALL"
 	echo "data_mb=$DATA_MB"
 	echo "rand_mb=$RAND_MB"
@@ -145,9 +147,9 @@ fio_run() { # NAME RW FILE SIZE_MB [extra fio options]; prints "seconds ops byte
 			printf "%.3f %d %d\n", ms / 1000, kb / (rw ~ /rand/ ? 4 : 1024), kb * 1024 }'
 }
 
-wl_stat_warm() { fsbench stat "$1/flat" "$NFILES" >/dev/null && fsbench stat "$1/flat" "$NFILES"; }
+wl_stat_warm() { fsbench stat "$1/flat" "$NFILES" >/dev/null && fsbench stat "$1/flat" "$NFILES" "$PASSES"; }
 wl_stat_cold() { sync; echo 2 > /proc/sys/vm/drop_caches; fsbench stat "$1/flat" "$NFILES"; }
-wl_open_close() { fsbench open "$1/flat" "$NFILES" >/dev/null && fsbench open "$1/flat" "$NFILES"; }
+wl_open_close() { fsbench open "$1/flat" "$NFILES" >/dev/null && fsbench open "$1/flat" "$NFILES" "$PASSES"; }
 wl_readdir() { fsbench readdir "$1/flat" 1 >/dev/null && fsbench readdir "$1/flat" "$READDIR_PASSES"; }
 wl_create_unlink() {
 	mkdir -p "$1/scratch/cu" && fsbench create "$1/scratch/cu" "$NFILES" "$SMALL"
@@ -221,6 +223,10 @@ for fs in $FSLIST; do
 			has "$c" missing && continue
 			wls=$WORKLOADS
 			has "$c" workloads && wls=$($(fn "$c" workloads))
+			# Let the previous configuration's teardown (freed pages,
+			# RCU callbacks, writeback) finish before the clock runs.
+			sync
+			sleep 1
 			path=$($(fn "$c" up) "$root") || { log "$fs $c: mount failed"; continue; }
 			line=
 			for w in $wls; do

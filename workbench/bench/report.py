@@ -212,7 +212,8 @@ def markdown(data):
                  + (" (emulated CPU: absolute figures are far below a real machine's; "
                     "read the ratios)" if accel == "TCG" else "")
                  + f", guest time {m.get('vm_seconds', '?')} s.")
-    lines.append(f"Sizes: {m.get('nfiles', '?')} files for stat, open+close, readdir "
+    lines.append(f"Sizes: {m.get('nfiles', '?')} files for stat and open+close "
+                 f"({m.get('passes', '1')} passes when warm), readdir "
                  f"({m.get('readdir_passes', '?')} passes) and create+unlink "
                  f"({m.get('small', '?')} B each); {m.get('data_mb', '?')} MiB sequential, "
                  f"{m.get('rand_mb', '?')} MiB of random 4 KiB reads (fio, psync, buffered); "
@@ -224,7 +225,8 @@ def markdown(data):
     for fs in res:
         cfgs = res[fs]
         lines.append(f"**{fs}** (seconds for the whole workload, median; "
-                     "in brackets the speed relative to native, higher is better)")
+                     "in brackets the speed relative to native, higher is better; "
+                     "after it, the same ratio for the fastest repetitions)")
         lines.append("")
         lines.append("| workload | " + " | ".join(SHORT[k] for k in present) + " |")
         lines.append("|---|" + "---|" * len(present))
@@ -239,7 +241,8 @@ def markdown(data):
                 elif "ratio_median" not in r:
                     row.append(f"{r['median']:.3f} s")
                 else:
-                    row.append(f"{r['median']:.3f} s **[{r['ratio_median']:.2f}]**")
+                    row.append(f"{r['median']:.3f} s **[{r['ratio_median']:.2f}]** "
+                               f"{r['ratio_min']:.2f}")
             lines.append("| " + " | ".join(row) + " |")
         lines.append("")
     if data["unavailable"]:
