@@ -4,11 +4,12 @@
 SVG chart (drawn here: no matplotlib needed).
 
     report.py RUNDIR [--out DIR] [--readme README.md]
+    report.py RESULTS.json > CHART.svg
 
 RUNDIR/bench/ holds what workbench/bench/guest-bench.sh left.  Writes
 RUNDIR/bench.{json,md,svg}; --out copies them to DIR/latest.*; --readme
 replaces the block between "<!-- bench:begin -->" and "<!-- bench:end -->"
-with the table.
+with the table.  Given a JSON file it writes, it draws the chart again.
 """
 import json
 import os
@@ -112,7 +113,7 @@ def collect(rundir):
         if a["config"] == "fusebpf":
             ops = max(a["ops"], 1)
             a["extra_sites"] = {k: round((bpf.get(k, 0) - nat.get(k, 0)) / ops, 3)
-                                for k in set(nat) | set(bpf)
+                                for k in sorted(set(nat) | set(bpf))
                                 if abs(bpf.get(k, 0) - nat.get(k, 0)) / ops >= 0.01}
     meta = read_meta(os.path.join(b, "meta.env"))
     for f in ("accel", "seconds", "commit"):
@@ -366,6 +367,11 @@ def main():
     if not args:
         print(__doc__, file=sys.stderr)
         return 2
+    if args[0].endswith(".json"):
+        # Redraw the chart from a results file: report.py latest.json > chart.svg
+        with open(args[0]) as f:
+            print(svg(json.load(f)))
+        return 0
     rundir = args[0]
     out = readme = None
     if "--out" in args:
@@ -378,8 +384,9 @@ def main():
         return 1
     data["targets"] = targets(data)
     md = markdown(data)
-    files = {"json": json.dumps(data, indent=1, sort_keys=True) + "\n", "md": md + "\n",
-             "svg": svg(data) + "\n"}
+    js = json.dumps(data, indent=1) + "\n"
+    # The chart is drawn from the JSON, as report.py RESULTS.json draws it.
+    files = {"json": js, "md": md + "\n", "svg": svg(json.loads(js)) + "\n"}
     for ext, text in files.items():
         with open(os.path.join(rundir, "bench." + ext), "w") as f:
             f.write(text)
