@@ -74,10 +74,15 @@ VM_APPEND="${VM_APPEND:-} brd.rd_nr=1 brd.rd_size=$(( BENCH_RAMDISK_MB * 1024 ))
 	env "${envs[@]}" "$SRC/guest-bench.sh" "$BENCH_TOOLS" "$rundir/bench"
 rc=$?
 set -e
-[ $rc = 0 ] || die "the bench VM run failed (status $rc); see $rundir/console.log"
 # Figures from a kernel that reported a bug are not figures.
 python3 "$TOP/workbench/logscan.py" "$rundir/dmesg.log" ||
 	die "the guest's kernel log has a report (above); see $rundir/dmesg.log"
+if [ $rc != 0 ]; then
+	# What did run is still reported in the run directory, not the README.
+	[ -s "$rundir/bench/results.tsv" ] && python3 "$SRC/report.py" "$rundir" >/dev/null
+	[ -s "$rundir/bench/failed.tsv" ] && cat "$rundir/bench/failed.tsv" >&2
+	die "the bench VM run failed (status $rc); see $rundir/console.log"
+fi
 
 readme=()
 [ "${BENCH_README:-1}" = 1 ] && readme=(--readme "$TOP/README.md")

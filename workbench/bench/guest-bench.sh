@@ -34,6 +34,7 @@ B=${BENCH_DIR:-/tmp/bench} MNT=$B/mnt
 mkdir -p $B $MNT
 : > "$out/results.tsv"
 : > "$out/unavailable.tsv"
+: > "$out/failed.tsv"
 {
 	echo "kernel=$(uname -r)"
 	echo "cpus=$(nproc)"
@@ -50,8 +51,9 @@ mkdir -p $B $MNT
 	echo "fio=$(fio --version)"
 } > "$out/meta.env"
 
-now() { date +%s.%N; }
 log() { echo "bench: $*"; }
+# A failure is logged, kept in failed.tsv and fails the run at the end.
+fail() { log "FAILED: $1: $2"; echo -e "$1\t$2" >> "$out/failed.tsv"; }
 
 # ---- configurations -------------------------------------------------------
 # Each has cfg_<name>_up LOWERROOT (mounts, prints the path to measure),
@@ -92,7 +94,10 @@ ptfuse_down() {
 	local pid i
 	pid=$(cat $B/ptfuse.pid)
 	umount $MNT
-	for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+	log "ptfuse $pid did not exit at unmount: killed"
+	kill -9 "$pid"
+	fail "ptfuse" "did not exit at unmount"
 }
 cfg_fuse_up() { ptfuse_up "$1" ""; }
 cfg_fuse_down() { ptfuse_down; }
@@ -171,9 +176,9 @@ wl_untar() {
 	local t0 t1
 	rm -rf "$1/scratch/untar"
 	mkdir -p "$1/scratch/untar"
-	t0=$(now)
+	t0=$EPOCHREALTIME
 	tar -xf /tmp/src.tar -C "$1/scratch/untar" || return 1
-	t1=$(now)
+	t1=$EPOCHREALTIME
 	awk -v a="$t0" -v b="$t1" -v n="$(cat /tmp/src.files)" -v s="$(stat -c %s /tmp/src.tar)" \
 		'BEGIN { printf "%.6f %d %d\n", b - a, n, s }' 
 }
@@ -216,7 +221,7 @@ start=$(date +%s) done_n=0
 
 for fs in $FSLIST; do
 	[ "$fs" = ext4 ] && [ ! -b /dev/ram0 ] && continue
-	root=$(fs_up "$fs") || { log "cannot set up $fs"; continue; }
+	root=$(fs_up "$fs") || { fail "$fs" "cannot set up the lower filesystem"; continue; }
 	log "$fs: lower ready at $root ($NFILES files, ${DATA_MB} MiB data file)"
 	for rep in $(seq "$REPS"); do
 		for c in $CONFIGS; do
@@ -227,9 +232,11 @@ for fs in $FSLIST; do
 			# RCU callbacks, writeback) finish before the clock runs.
 			sync
 			sleep 1
-			path=$($(fn "$c" up) "$root") || { log "$fs $c: mount failed"; continue; }
+			path=$($(fn "$c" up) "$root") || { fail "$fs $c" "mount failed"; continue; }
 			line=
 			for w in $wls; do
+				# Writeback of the previous workload is not this one's.
+				sync
 				res=$("wl_${w//-/_}" "$path")
 				set -- $res
 				if [ $# -ge 2 ]; then
@@ -237,6 +244,7 @@ for fs in $FSLIST; do
 					line+=" $w=${1}s"
 				else
 					line+=" $w=FAILED"
+					fail "$fs $c $w rep $rep" "no result"
 				fi
 				done_n=$(( done_n + 1 ))
 			done
@@ -357,3 +365,7 @@ if [ "$PROFILE" = 1 ] && command -v perf >/dev/null; then
 	fs_down tmpfs
 fi
 log "done in $(( $(date +%s) - start ))s"
+if [ -s "$out/failed.tsv" ]; then
+	log "$(wc -l < "$out/failed.tsv") failures (failed.tsv)"
+	exit 1
+fi

@@ -246,6 +246,11 @@ def markdown(data):
                                f"{r['ratio_min']:.2f}")
             lines.append("| " + " | ".join(row) + " |")
         lines.append("")
+        if fs == "tmpfs" and "stat-cold" in cfgs.get("native", {}):
+            lines.append("On tmpfs, `drop_caches` cannot drop the lower's own dentries: "
+                         "native's cold stat is a warm one, while the stacked "
+                         "configurations rebuild theirs.")
+            lines.append("")
     if data["unavailable"]:
         lines.append("Not available yet: " + "; ".join(
             f"{LABEL.get(c, c)}: {why}" for c, why in data["unavailable"].items()) + ".")
