@@ -71,24 +71,20 @@ static void trace_pid(const char *file)
 	close(fd);
 }
 
-static void name(char *buf, long i)
-{
-	snprintf(buf, 24, "f%05ld", i);
-}
-
-/* The names f00000.. made before the clock starts, 8 bytes apart. */
+/* The names f00000.. made before the clock starts, NAME_SLOT bytes apart. */
+#define NAME_SLOT	24
 static char *names;
 
 static void make_names(long n)
 {
-	names = malloc(n * 8 + 16);
+	names = malloc(n * NAME_SLOT + NAME_SLOT);
 	if (!names)
 		die("malloc");
 	for (long i = 0; i < n; i++)
-		snprintf(names + 8 * i, 8, "f%05ld", i % 100000);
+		snprintf(names + NAME_SLOT * i, NAME_SLOT, "f%05ld", i);
 }
 
-#define NAME(i)	(names + 8 * (i))
+#define NAME(i)	(names + NAME_SLOT * (i))
 
 static void enter(const char *dir)
 {
@@ -98,15 +94,14 @@ static void enter(const char *dir)
 
 static int mkfiles(long n, long size)
 {
-	char nm[24], *data = calloc(1, size ? size : 1);
+	char *data = calloc(1, size ? size : 1);
 
+	make_names(n);
 	for (long i = 0; i < n; i++) {
-		int fd;
+		int fd = open(NAME(i), O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
-		name(nm, i);
-		fd = open(nm, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd < 0)
-			die(nm);
+			die(NAME(i));
 		if (size && write(fd, data, size) != size)
 			die("write");
 		close(fd);

@@ -115,6 +115,7 @@ cfg_overlay_down() { umount $MNT; }
 
 fn() { echo "cfg_${1//-/_}_$2"; }
 has() { declare -F "$(fn "$1" "$2")" >/dev/null; }
+workloads_of() { if has "$1" workloads; then $(fn "$1" workloads); else echo $WORKLOADS; fi; }
 
 # ---- lower filesystems ------------------------------------------------------
 
@@ -211,8 +212,7 @@ total=0
 for fs in $FSLIST; do
 	for c in $CONFIGS; do
 		has "$c" missing && continue
-		wls=$WORKLOADS
-		has "$c" workloads && wls=$($(fn "$c" workloads))
+		wls=$(workloads_of "$c")
 		total=$(( total + REPS * $(echo $wls | wc -w) ))
 	done
 done
@@ -226,8 +226,7 @@ for fs in $FSLIST; do
 	for rep in $(seq "$REPS"); do
 		for c in $CONFIGS; do
 			has "$c" missing && continue
-			wls=$WORKLOADS
-			has "$c" workloads && wls=$($(fn "$c" workloads))
+			wls=$(workloads_of "$c")
 			# Let the previous configuration's teardown (freed pages,
 			# RCU callbacks, writeback) finish before the clock runs.
 			sync

@@ -31,7 +31,6 @@ CONFIGS = [  # (key, issue number, label)
     ("overlay", "7", "overlayfs"),
 ]
 LABEL = {k: f"({n}) {l}" for k, n, l in CONFIGS}
-SHORT = {k: f"({n}) {l}" for k, n, l in CONFIGS}
 WORKLOADS = [  # (key, label, what one op is, metadata?)
     ("stat-warm", "stat, warm dcache", "lstat", True),
     ("stat-cold", "stat, cold dcache", "lstat", True),
@@ -44,7 +43,6 @@ WORKLOADS = [  # (key, label, what one op is, metadata?)
     ("untar", "untar source tarball", "file", True),
     ("walk", "find+stat walk", "entry", True),
 ]
-WL = {k: (l, u, m) for k, l, u, m in WORKLOADS}
 DATA = {"seq-read", "seq-write", "rand-read"}
 
 
@@ -229,7 +227,7 @@ def markdown(data):
                      "in brackets the speed relative to native, higher is better; "
                      "after it, the same ratio for the fastest repetitions)")
         lines.append("")
-        lines.append("| workload | " + " | ".join(SHORT[k] for k in present) + " |")
+        lines.append("| workload | " + " | ".join(LABEL[k] for k in present) + " |")
         lines.append("|---|" + "---|" * len(present))
         for wl, label, _, _ in WORKLOADS:
             row = [label]
