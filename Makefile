@@ -27,7 +27,7 @@ SELFTEST_VARS = OUTPUT=$(WORKDIR)/selftests/fuse CLANG=clang-19 \
 		VMLINUX_BTF=$(WORKDIR)/build/vmlinux \
 		KHDR_INCLUDES="-isystem $(WORKDIR)/build/usr/include"
 
-.PHONY: all deps tree refresh kernel selftests check run demo bench clean
+.PHONY: all deps host-tests tree refresh kernel selftests check run demo bench clean
 all: kernel selftests
 
 deps:
@@ -46,7 +46,11 @@ selftests: kernel
 	@mkdir -p $(WORKDIR)/selftests/fuse
 	@$(MAKE) -s -C $(SELFTESTS_SRC) $(SELFTEST_VARS) all
 
-check: selftests
+# The workbench's own tests run first, so that they fail before a long build.
+host-tests: deps
+	@$(WB)/host-tests.sh
+
+check: host-tests selftests
 	@$(WB)/check.sh $(T)
 
 run: selftests

@@ -12,8 +12,10 @@ mkdir -p "$rundir/tap"
 ln -sfn "$rundir" "$WORKDIR/runs/last"
 say "run directory: $rundir"
 
-"$TOP/workbench/test-logscan.sh" > "$rundir/tap/host-logscan.tap" 2>&1
-echo $? > "$rundir/tap/host-logscan.rc"
+# make check ran workbench/host-tests.sh before the build; their results
+# are taken once, so that a later run never counts them again.
+[ -d "$WORKDIR/host-tap" ] || "$TOP/workbench/host-tests.sh"
+mv "$WORKDIR"/host-tap/* "$rundir/tap/" && rmdir "$WORKDIR/host-tap"
 
 make -s -C "$SELFTESTS_SRC" OUTPUT="$SELFTESTS" list > "$SELFTESTS/tests.list" 2>/dev/null
 if [ $# -gt 0 ]; then printf '%s\n' "$@"; else cat "$SELFTESTS/tests.list"; fi > "$rundir/expected"

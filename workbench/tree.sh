@@ -143,7 +143,10 @@ assemble() {
 	done < "$stage.links"
 	if [ -f "$STATE/links" ]; then
 		comm -23 "$STATE/links" "$stage.links" | while read -r f; do
-			[ -L "$TREE/$f" ] && rm -f "$TREE/$f" && echo "  unlinked $f"
+			if [ -L "$TREE/$f" ]; then
+				rm -f "$TREE/$f"
+				echo "  unlinked $f"
+			fi
 		done
 	fi
 	cp "$stage.links" "$STATE/links"
