@@ -421,6 +421,10 @@ static int handle_init(struct fuse_daemon *d, const struct fuse_daemon_req *req)
 		out.flags |= FUSE_INIT_EXT;
 	out.max_write = d->max_write;
 	out.time_gran = 1;
+#ifdef FUSE_PASSTHROUGH
+	if (flags & FUSE_PASSTHROUGH)
+		out.max_stack_depth = d->max_stack_depth;
+#endif
 	d->proto_minor = out.minor;
 	d->shared->proto_minor = out.minor;
 
@@ -814,14 +818,34 @@ int fuse_daemon_serve(struct fuse_daemon *d)
 int fuse_daemon_mount(struct fuse_daemon *d, const char *mountpoint,
 		      const char *extra_opts)
 {
-	struct fuse_daemon_node *root = fuse_daemon_node(d, FUSE_ROOT_ID);
-	pid_t parent = getpid();
-	char opts[512];
-	int fd, ret;
-	pid_t pid;
+	int fd;
 
 	if (d->mounted)
 		return -EBUSY;
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return fuse_daemon_mount_fd(d, fd, mountpoint, extra_opts);
+}
+
+/*
+ * fuse_daemon_mount() on a /dev/fuse fd the caller opened, e.g. with
+ * other credentials.  The fd is the daemon's: it is closed here, in the
+ * caller, whatever the outcome.
+ */
+int fuse_daemon_mount_fd(struct fuse_daemon *d, int fd,
+			 const char *mountpoint, const char *extra_opts)
+{
+	struct fuse_daemon_node *root = fuse_daemon_node(d, FUSE_ROOT_ID);
+	pid_t parent = getpid();
+	char opts[512];
+	pid_t pid;
+	int ret;
+
+	if (d->mounted) {
+		close(fd);
+		return -EBUSY;
+	}
 	if (d->max_write < 4096)
 		d->max_write = 4096;
 	free(d->buf);
@@ -829,12 +853,11 @@ int fuse_daemon_mount(struct fuse_daemon *d, const char *mountpoint,
 	d->buf = malloc(d->bufsize);
 	free(d->mountpoint);
 	d->mountpoint = strdup(mountpoint);
-	if (!d->buf || !d->mountpoint)
+	if (!d->buf || !d->mountpoint) {
+		close(fd);
 		return -ENOMEM;
+	}
 
-	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	ret = snprintf(opts, sizeof(opts),
 		       "fd=%d,rootmode=%o,user_id=%u,group_id=%u%s%s",
 		       fd, root->mode & S_IFMT, getuid(), getgid(),

@@ -89,6 +89,7 @@ struct fuse_daemon {
 	__u64 init_flags;	/* FUSE_INIT flags (flags2 << 32) to accept */
 	__u32 max_write;
 	__u32 fopen_flags;	/* FOPEN_* in OPEN and OPENDIR replies */
+	__u32 max_stack_depth;	/* in the INIT reply with FUSE_PASSTHROUGH */
 	unsigned int entry_timeout_ms;
 	unsigned int attr_timeout_ms;
 	void *priv;		/* for the test's handlers */
@@ -147,6 +148,8 @@ void fuse_daemon_set_handler(struct fuse_daemon *d, __u32 opcode,
 /* Mounting */
 int fuse_daemon_mount(struct fuse_daemon *d, const char *mountpoint,
 		      const char *extra_opts);
+int fuse_daemon_mount_fd(struct fuse_daemon *d, int fd,
+			 const char *mountpoint, const char *extra_opts);
 int fuse_daemon_umount(struct fuse_daemon *d);
 
 /* Counters */
