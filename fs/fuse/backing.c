@@ -74,13 +74,30 @@ void fuse_bpf_arg_out(struct fuse_bpf_req *req, unsigned int size,
 
 /*
  * The one credential helper.  Operations on the lower filesystem run with
- * the credentials taken at mount (the mounter's, or the daemon's when it
- * opened /dev/fuse); the caller's permission was checked on the FUSE inode
- * before.  Revert with revert_creds().
+ * the mounter's credentials, taken at mount; the caller's permission was
+ * checked before.  Revert with revert_creds().
  */
 const struct cred *fuse_bpf_override_creds(struct inode *inode)
 {
 	return override_creds(get_fuse_conn(inode)->backing_cred);
+}
+
+/**
+ * fuse_bpf_caller_owns - may the caller act as the owner of the lower inode?
+ * @inode: a backed inode
+ *
+ * The VFS judged the caller against the FUSE inode's mirror of the lower
+ * attributes, which a file kept open may have let go stale (the lower
+ * inode changed hands under it).  Owner-only changes are judged again here,
+ * on the lower inode as it is now, with the caller's credentials.
+ *
+ * Return: 0 or -EPERM.
+ */
+int fuse_bpf_caller_owns(struct inode *inode)
+{
+	if (inode_owner_or_capable(&nop_mnt_idmap, fuse_bpf_inode(inode)))
+		return 0;
+	return -EPERM;
 }
 
 /*
@@ -117,11 +134,13 @@ static int fuse_bpf_backing(const struct fuse_bpf_op *op,
 			return err;
 	}
 	old = fuse_bpf_override_creds(req->inode);
+	req->caller = old;
 	if (op->flags & FUSE_BPF_AS_CALLER)
 		err = fuse_bpf_creds_as_caller(old);
 	if (!err)
 		err = op->backing(req);
 	revert_creds(old);
+	req->caller = NULL;
 	if (op->flags & FUSE_BPF_WRITE)
 		mnt_drop_write(mnt);
 	return err;
@@ -157,11 +176,17 @@ int fuse_bpf_run(struct fuse_bpf_req *req)
 /* Inode flags the VFS checks on the FUSE inode before it calls us. */
 #define FUSE_BPF_COPY_FLAGS	(S_SYNC | S_APPEND | S_IMMUTABLE)
 
-/* Mirror the lower inode's attributes in the FUSE inode. */
+/*
+ * Mirror the lower inode's attributes in the FUSE inode.  RCU-walk callers
+ * may hold an inode under eviction: there is nothing to mirror then.
+ */
 void fuse_bpf_copyattr(struct inode *inode)
 {
-	struct inode *lower = fuse_bpf_inode(inode);
+	struct dentry *d = fuse_bpf_dentry_rcu(inode);
+	struct inode *lower = d ? d_inode_rcu(d) : NULL;
 
+	if (!lower)
+		return;
 	spin_lock(&inode->i_lock);
 	inode->i_mode = lower->i_mode;
 	inode->i_uid = lower->i_uid;
@@ -217,13 +242,14 @@ static void fuse_bpf_lockdep_annotate(struct inode *inode)
 }
 
 /*
- * Freeze protection of a FUSE-BPF superblock nests in that of the FUSE-BPF
- * superblock stacked on it: one class per level.
+ * Freeze protection and the rename mutex of a FUSE-BPF superblock nest in
+ * those of the FUSE-BPF superblock stacked on it: one class per level.
  */
 static void fuse_bpf_lockdep_annotate_sb(struct super_block *sb)
 {
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	static struct lock_class_key keys[FILESYSTEM_MAX_STACK_DEPTH][SB_FREEZE_LEVELS];
+	static struct lock_class_key rename_keys[FILESYSTEM_MAX_STACK_DEPTH];
 	static const char *const names[SB_FREEZE_LEVELS] = {
 		"sb_writers_fuse_bpf", "sb_pagefaults_fuse_bpf",
 		"sb_internal_fuse_bpf",
@@ -236,6 +262,7 @@ static void fuse_bpf_lockdep_annotate_sb(struct super_block *sb)
 	for (i = 0; i < SB_FREEZE_LEVELS; i++)
 		lockdep_init_map(&sb->s_writers.rw_sem[i].dep_map, names[i],
 				 &keys[depth][i], 0);
+	lockdep_set_class(&sb->s_vfs_rename_mutex, &rename_keys[depth]);
 #endif
 }
 
@@ -297,31 +324,63 @@ struct dentry *fuse_bpf_lookup_child(struct dentry *parent,
 	return lookup_one_len(name->name, parent, name->len);
 }
 
-/* Open the backing file of @inode for @file; backing credentials. */
+/*
+ * Open the backing file of @inode for @file, with the backing credentials
+ * in force.  As ovl_open_realfile(): the lower inode must let the backing
+ * credentials open it too (the caller was checked on the FUSE inode), and
+ * O_NOATIME needs them to own it.
+ */
 struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file)
 {
 	int flags = file->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
+	struct inode *lower = fuse_bpf_inode(inode);
+	int acc_mode = ACC_MODE(flags);
+	int err;
 
+	if (flags & O_APPEND)
+		acc_mode |= MAY_APPEND;
+	err = inode_permission(&nop_mnt_idmap, lower, MAY_OPEN | acc_mode);
+	if (err)
+		return ERR_PTR(err);
+	if (!inode_owner_or_capable(&nop_mnt_idmap, lower))
+		flags &= ~O_NOATIME;
 	return backing_file_open(file, flags, fuse_bpf_path(inode),
-				 get_fuse_conn(inode)->backing_cred);
+				 current_cred());
 }
 
+/*
+ * RCU-walk readers of backing_path.dentry may still see the inode: they
+ * read the pointer once (fuse_bpf_dentry_rcu()); the lower dentry and
+ * inode stay valid until their RCU grace period ends.
+ */
 void fuse_bpf_evict_inode(struct inode *inode)
 {
 	struct fuse_inode *fi = get_fuse_inode(inode);
+	struct path path = fi->backing_path;
 
-	path_put(&fi->backing_path);
-	fi->backing_path.dentry = NULL;
+	WRITE_ONCE(fi->backing_path.dentry, NULL);
 	fi->backing_path.mnt = NULL;
+	path_put(&path);
 }
 
-/* Keep unused dentries of backed directories: d_revalidate checks them. */
+/*
+ * Keep unused dentries of backed directories: d_revalidate checks them.
+ * Not those whose lower name went away (unlinked or renamed on the lower
+ * filesystem): a kept dentry pins its inode, whose backing path pins the
+ * lower inode and, for an unlinked file, its space.  A name that goes away
+ * on the lower while its dentry sits unused keeps the space until the name
+ * is next looked up through the mount (d_revalidate drops it), memory
+ * pressure or drop_caches reclaims it, or the mount goes away.
+ */
 bool fuse_bpf_keep_dentry(const struct dentry *dentry)
 {
 	struct inode *inode = d_inode(dentry);
+	struct dentry *lower;
 
-	if (inode)
-		return fuse_bpf_backed(inode);
+	if (inode) {
+		lower = fuse_bpf_dentry_rcu(inode);
+		return lower && !d_unhashed(lower);
+	}
 	return d_inode(dentry->d_parent) &&
 	       fuse_bpf_backed(d_inode(dentry->d_parent));
 }
@@ -374,10 +433,34 @@ int fuse_bpf_parse_no_daemon(struct fs_context *fsc)
 	return 0;
 }
 
+/*
+ * Who may make a backed mount: its nodes act on the lower filesystem with
+ * the mounter's credentials, so the mounter must be privileged over every
+ * filesystem (CAP_SYS_ADMIN in the initial user namespace, as 6.12's FUSE
+ * passthrough asks of FUSE_DEV_IOC_BACKING_OPEN), and must be acting for
+ * itself: a setuid-root program run by a user (real uid not its
+ * effective one) would hand that user root's credentials on the lower.
+ */
+static int fuse_bpf_may_mount(struct fs_context *fsc)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return errorfc(fsc, "root_dir requires CAP_SYS_ADMIN"), -EPERM;
+	if (!uid_eq(current_uid(), current_euid()))
+		return errorfc(fsc, "root_dir: refused to a setuid program"),
+		       -EPERM;
+	return 0;
+}
+
 int fuse_bpf_check_options(struct fs_context *fsc)
 {
 	struct fuse_fs_context *ctx = fsc->fs_private;
+	int err;
 
+	if (ctx->root_dir.dentry) {
+		err = fuse_bpf_may_mount(fsc);
+		if (err)
+			return err;
+	}
 	if (!ctx->no_daemon)
 		return 0;
 	if (!ctx->root_dir.dentry)
@@ -430,10 +513,8 @@ int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
 	if (!root || !ctx->root_dir.dentry)
 		return 0;
 
-	if (ctx->file)
-		fc->backing_cred = get_cred(ctx->file->f_cred);
-	else
-		fc->backing_cred = prepare_creds();
+	/* The mounter's (fuse_bpf_may_mount()), never the /dev/fuse opener's */
+	fc->backing_cred = prepare_creds();
 	if (!fc->backing_cred)
 		return -ENOMEM;
 
@@ -447,6 +528,17 @@ int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
 	fi->backing_path.dentry = dget(ctx->root_dir.dentry);
 	fuse_bpf_init_inode(root, ctx->root_dir.mnt);
 	return 0;
+}
+
+/*
+ * FUSE_INIT reply of a daemon on a mount with a backed root: the daemon
+ * may not make it idmappable (backing operations would not map ids) nor
+ * give it file handles (they would mean nothing to a daemon).
+ */
+void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags)
+{
+	if (fc->backing_cred)
+		*flags &= ~(FUSE_ALLOW_IDMAP | FUSE_NO_EXPORT_SUPPORT);
 }
 
 void fuse_bpf_conn_free(struct fuse_conn *fc)

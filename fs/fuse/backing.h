@@ -31,6 +31,16 @@ static inline bool fuse_bpf_backed(struct inode *inode)
 	return get_fuse_inode(inode)->backing_path.dentry;
 }
 
+/*
+ * The backing dentry of a node that may be under eviction: RCU-walk
+ * callers (permission, ACLs, d_revalidate) read it once, under RCU, and
+ * treat NULL as "gone" (fuse_bpf_evict_inode() clears it).
+ */
+static inline struct dentry *fuse_bpf_dentry_rcu(struct inode *inode)
+{
+	return READ_ONCE(get_fuse_inode(inode)->backing_path.dentry);
+}
+
 static inline struct dentry *fuse_bpf_dentry(struct inode *inode)
 {
 	return get_fuse_inode(inode)->backing_path.dentry;
@@ -55,6 +65,7 @@ static inline struct file *fuse_bpf_file(struct file *file)
 struct fuse_bpf_req {
 	struct inode *inode;
 	struct fuse_args args;
+	const struct cred *caller;	/* set around the backing step */
 };
 
 #define FUSE_BPF_REQ(op, node) \
@@ -88,8 +99,20 @@ void fuse_bpf_arg_in(struct fuse_bpf_req *req, unsigned int size,
 void fuse_bpf_arg_out(struct fuse_bpf_req *req, unsigned int size,
 		      void *value);
 const struct cred *fuse_bpf_override_creds(struct inode *inode);
+int fuse_bpf_caller_owns(struct inode *inode);
 struct inode *fuse_bpf_iget(struct super_block *sb, const struct path *path);
 void fuse_bpf_copyattr(struct inode *inode);
+
+/*
+ * Bring the mirror of a backed inode up to date before the VFS reads it
+ * for a decision of its own (file_remove_privs() before a write).
+ */
+static inline void fuse_bpf_refresh(struct inode *inode)
+{
+	if (fuse_bpf_backed(inode))
+		fuse_bpf_copyattr(inode);
+}
+
 struct dentry *fuse_bpf_lookup_child(struct dentry *parent,
 				     const struct qstr *name);
 struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file);
@@ -119,6 +142,7 @@ int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
 void fuse_bpf_evict_inode(struct inode *inode);
 void fuse_bpf_conn_free(struct fuse_conn *fc);
 bool fuse_bpf_keep_dentry(const struct dentry *dentry);
+void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags);
 
 /* backing_dir.c: names and directories */
 bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,
@@ -165,6 +189,7 @@ bool fuse_bpf_lock(int *err, struct file *file, int cmd,
 bool fuse_bpf_flock(int *err, struct file *file, int cmd,
 		    struct file_lock *fl);
 bool fuse_bpf_ioctl(long *err, struct file *file);
+bool fuse_bpf_poll(__poll_t *res, struct file *file, poll_table *wait);
 
 /* backing_attr.c: attributes, permission, xattrs, ACLs */
 bool fuse_bpf_permission(int *err, struct inode *inode, int mask);
@@ -192,6 +217,7 @@ bool fuse_bpf_fileattr_set(int *err, struct dentry *entry,
 #else /* !CONFIG_FUSE_BPF */
 
 static inline bool fuse_bpf_backed(struct inode *inode) { return false; }
+static inline void fuse_bpf_refresh(struct inode *inode) {}
 static inline int fuse_bpf_check_options(struct fs_context *fsc) { return 0; }
 static inline int fuse_bpf_fill_super(struct super_block *sb,
 				      struct fuse_fs_context *ctx)
@@ -208,6 +234,7 @@ static inline int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
 static inline void fuse_bpf_evict_inode(struct inode *inode) {}
 static inline void fuse_bpf_conn_free(struct fuse_conn *fc) {}
 static inline bool fuse_bpf_keep_dentry(const struct dentry *d) { return false; }
+static inline void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags) {}
 
 #define fuse_bpf_lookup(...)		false
 #define fuse_bpf_revalidate(...)	false
@@ -233,6 +260,7 @@ static inline bool fuse_bpf_keep_dentry(const struct dentry *d) { return false; 
 #define fuse_bpf_lock(...)		false
 #define fuse_bpf_flock(...)		false
 #define fuse_bpf_ioctl(...)		false
+#define fuse_bpf_poll(...)		false
 #define fuse_bpf_permission(...)	false
 #define fuse_bpf_getattr(...)		false
 #define fuse_bpf_setattr(...)		false

@@ -3,8 +3,9 @@
  * FUSE-BPF: attributes, permission, xattrs and ACLs of backed nodes.
  *
  * The FUSE inode mirrors the lower inode's attributes.  The caller's
- * permission is checked against them, as with default_permissions; the
- * lower filesystem is then asked with the backing credentials.
+ * permission is checked against the lower inode as it is now, as with
+ * default_permissions; the lower filesystem is then asked with the backing
+ * credentials.
  */
 
 #include "fuse_i.h"
@@ -21,12 +22,29 @@ static struct mnt_idmap *fuse_bpf_idmap(struct inode *inode)
 	return mnt_idmap(fuse_bpf_path(inode)->mnt);
 }
 
+/*
+ * In RCU walk the inode may be under eviction: the backing dentry is read
+ * once, and nothing is written (the mirror is refreshed in ref-walk only).
+ * Lower mounts are never idmapped (see fuse_bpf_parse_root_dir()).
+ */
 bool fuse_bpf_permission(int *err, struct inode *inode, int mask)
 {
-	if (!fuse_bpf_backed(inode))
+	struct dentry *lower = fuse_bpf_dentry_rcu(inode);
+	struct inode *linode;
+
+	if (!lower)
 		return false;
-	fuse_bpf_copyattr(inode);
-	*err = generic_permission(&nop_mnt_idmap, inode, mask);
+	linode = d_inode_rcu(lower);
+	if (!linode) {
+		*err = -ECHILD;
+		return true;
+	}
+	if (!(mask & MAY_NOT_BLOCK))
+		fuse_bpf_copyattr(inode);
+	if ((mask & MAY_WRITE) && IS_IMMUTABLE(linode))
+		*err = -EPERM;
+	else
+		*err = generic_permission(&nop_mnt_idmap, linode, mask);
 	return true;
 }
 
@@ -129,6 +147,30 @@ static int fuse_bpf_setattr_setup(struct fuse_bpf_req *req)
 	return 0;
 }
 
+/*
+ * Whether the caller may make the change is decided on the lower inode as
+ * it is now, under its lock, with the caller's credentials: the FUSE
+ * inode's mirror may be stale (the lower inode changed owner under a file
+ * kept open), and the change itself runs with the backing credentials.
+ */
+static int fuse_bpf_setattr_prepare(struct fuse_bpf_req *req,
+				    struct dentry *lower, struct iattr *attr)
+{
+	struct mnt_idmap *idmap = fuse_bpf_idmap(req->inode);
+	const struct cred *old = override_creds(req->caller);
+	int err;
+
+	err = may_setattr(idmap, d_inode(lower), attr->ia_valid);
+	if (!err)
+		err = setattr_prepare(idmap, lower, attr);
+	/* A truncate drops the set-id bits the lower inode has now */
+	if (!err && (attr->ia_valid & ATTR_SIZE) && !(attr->ia_valid & ATTR_MODE))
+		attr->ia_valid |= setattr_should_drop_suidgid(idmap,
+							      d_inode(lower));
+	revert_creds(old);
+	return err;
+}
+
 static int fuse_bpf_setattr_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_setattr *s = container_of(req, typeof(*s), req);
@@ -142,7 +184,10 @@ static int fuse_bpf_setattr_backing(struct fuse_bpf_req *req)
 			return err;
 	}
 	inode_lock(linode);
-	err = notify_change(fuse_bpf_idmap(req->inode), lower, &s->attr, NULL);
+	err = fuse_bpf_setattr_prepare(req, lower, &s->attr);
+	if (!err)
+		err = notify_change(fuse_bpf_idmap(req->inode), lower,
+				    &s->attr, NULL);
 	inode_unlock(linode);
 	if (s->attr.ia_valid & ATTR_SIZE)
 		put_write_access(linode);
@@ -172,9 +217,6 @@ bool fuse_bpf_setattr(int *err, struct dentry *entry, struct iattr *attr)
 
 	if (!fuse_bpf_backed(inode))
 		return false;
-	*err = setattr_prepare(&nop_mnt_idmap, entry, attr);
-	if (*err)
-		return true;
 	s.attr = *attr;
 	/*
 	 * The lower filesystem works out from its own inode which of the
@@ -398,6 +440,38 @@ bool fuse_bpf_listxattr(ssize_t *res, struct dentry *entry, char *list,
 	return true;
 }
 
+/*
+ * xattr_permission() judged the caller on the FUSE inode's mirror: judge
+ * user.* again on the lower inode as it is now (write permission, and
+ * the owner in a sticky directory).  The other namespaces are decided by
+ * the caller's capabilities, which do not go stale.
+ */
+static int fuse_bpf_xattr_may_write(struct inode *inode, const char *name)
+{
+	struct inode *lower = fuse_bpf_inode(inode);
+
+	if (strncmp(name, XATTR_USER_PREFIX, XATTR_USER_PREFIX_LEN))
+		return 0;
+	if (S_ISDIR(lower->i_mode) && (lower->i_mode & S_ISVTX) &&
+	    fuse_bpf_caller_owns(inode))
+		return -EPERM;
+	return inode_permission(&nop_mnt_idmap, lower, MAY_WRITE);
+}
+
+static bool fuse_bpf_xattr_write(int *err, u32 opcode, struct inode *inode,
+				 struct fuse_bpf_xattr *x)
+{
+	if (!fuse_bpf_backed(inode))
+		return false;
+	if (x->is_acl)
+		*err = fuse_bpf_caller_owns(inode);
+	else
+		*err = fuse_bpf_xattr_may_write(inode, x->name);
+	if (*err)
+		return true;
+	return fuse_bpf_xattr_run(err, opcode, inode, x);
+}
+
 bool fuse_bpf_setxattr(int *err, struct inode *inode, const char *name,
 		       const void *value, size_t size, int flags)
 {
@@ -408,29 +482,36 @@ bool fuse_bpf_setxattr(int *err, struct inode *inode, const char *name,
 		.flags = flags,
 	};
 
-	return fuse_bpf_xattr_run(err, FUSE_SETXATTR, inode, &x);
+	return fuse_bpf_xattr_write(err, FUSE_SETXATTR, inode, &x);
 }
 
 bool fuse_bpf_removexattr(int *err, struct inode *inode, const char *name)
 {
 	struct fuse_bpf_xattr x = { .name = name };
 
-	return fuse_bpf_xattr_run(err, FUSE_REMOVEXATTR, inode, &x);
+	return fuse_bpf_xattr_write(err, FUSE_REMOVEXATTR, inode, &x);
 }
 
 /*
  * Backed inodes never cache ACLs (ACL_DONT_CACHE): permission checks read
  * the lower inode's, so a change made on the lower filesystem is seen.
+ * Under RCU the inode may be under eviction (see fuse_bpf_permission()).
  */
 bool fuse_bpf_get_inode_acl(struct posix_acl **res, struct inode *inode,
 			    int type, bool rcu)
 {
-	if (!fuse_bpf_backed(inode))
+	struct dentry *lower = fuse_bpf_dentry_rcu(inode);
+	struct inode *linode;
+
+	if (!lower)
 		return false;
-	if (rcu)
-		*res = get_cached_acl_rcu(fuse_bpf_inode(inode), type);
+	linode = d_inode_rcu(lower);
+	if (!linode)
+		*res = ERR_PTR(-ECHILD);
+	else if (rcu)
+		*res = get_cached_acl_rcu(linode, type);
 	else
-		*res = get_inode_acl(fuse_bpf_inode(inode), type);
+		*res = get_inode_acl(linode, type);
 	return true;
 }
 
@@ -457,8 +538,8 @@ bool fuse_bpf_set_acl(int *err, struct dentry *entry, struct posix_acl *acl,
 		.acl = acl,
 	};
 
-	return fuse_bpf_xattr_run(err, acl ? FUSE_SETXATTR : FUSE_REMOVEXATTR,
-				  d_inode(entry), &x);
+	return fuse_bpf_xattr_write(err, acl ? FUSE_SETXATTR : FUSE_REMOVEXATTR,
+				    d_inode(entry), &x);
 }
 
 /* FS_IOC_[GS]ETFLAGS and FS_IOC_FS[GS]ETXATTR: a daemon sees FUSE_IOCTL. */
@@ -512,6 +593,12 @@ static bool fuse_bpf_fileattr(int *err, struct dentry *entry,
 
 	if (!fuse_bpf_backed(inode))
 		return false;
+	/* Owner only, as vfs_fileattr_set() checked on the mirror */
+	if (set) {
+		*err = fuse_bpf_caller_owns(inode);
+		if (*err)
+			return true;
+	}
 	if (fa->fsx_valid)
 		f.in.cmd = set ? FS_IOC_FSSETXATTR : FS_IOC_FSGETXATTR;
 	else

@@ -86,69 +86,97 @@ bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,
  * A dentry of a backed directory is valid while the lower directory still
  * has the same inode (or none) under that name.  The common case, the
  * lower dentry of the inode itself still sitting under that name, is
- * checked without blocking.
+ * checked without blocking, with both names held still by their d_lock.
  */
-static bool fuse_bpf_same_name(struct dentry *lower, struct dentry *parent,
-			       const struct qstr *name)
+static bool fuse_bpf_same_name(struct dentry *entry, struct dentry *lower,
+			       struct dentry *lower_parent)
 {
 	bool same;
 
-	spin_lock(&lower->d_lock);
-	same = !d_unhashed(lower) && lower->d_parent == parent &&
-	       lower->d_name.len == name->len &&
-	       !memcmp(lower->d_name.name, name->name, name->len);
+	spin_lock(&entry->d_lock);
+	spin_lock_nested(&lower->d_lock, DENTRY_D_LOCK_NESTED);
+	same = !d_unhashed(lower) && lower->d_parent == lower_parent &&
+	       lower->d_name.len == entry->d_name.len &&
+	       !memcmp(lower->d_name.name, entry->d_name.name,
+		       entry->d_name.len);
 	spin_unlock(&lower->d_lock);
+	spin_unlock(&entry->d_lock);
 	return same;
 }
 
-static int fuse_bpf_revalidate_slow(struct dentry *entry, struct inode *dir,
-				    struct inode *inode)
+/* Look the name up again in the lower directory: ref-walk only */
+static int fuse_bpf_revalidate_slow(struct dentry *entry, struct inode *inode)
 {
+	struct dentry *parent = dget_parent(entry);
+	struct inode *dir = d_inode(parent);
 	struct name_snapshot name;
 	const struct cred *old;
 	struct dentry *lower;
-	int valid;
+	int valid = 0;
 
+	if (!fuse_bpf_backed(dir))
+		goto out;
 	take_dentry_name_snapshot(&name, entry);
 	old = fuse_bpf_override_creds(dir);
 	lower = lookup_one_len_unlocked(name.name.name, fuse_bpf_dentry(dir),
 					name.name.len);
 	revert_creds(old);
 	release_dentry_name_snapshot(&name);
-	if (IS_ERR(lower))
-		return PTR_ERR(lower) == -ENOENT ? 0 : PTR_ERR(lower);
+	if (IS_ERR(lower)) {
+		valid = PTR_ERR(lower) == -ENOENT ? 0 : PTR_ERR(lower);
+		goto out;
+	}
 	if (inode)
 		valid = d_inode(lower) == fuse_bpf_inode(inode);
 	else
 		valid = d_is_negative(lower);
 	dput(lower);
+	if (valid > 0 && inode)
+		fuse_bpf_copyattr(inode);
+out:
+	dput(parent);
+	return valid;
+}
+
+/*
+ * The parent (a rename may move the entry away from it) and, in RCU walk,
+ * the inodes may be going away under us: each pointer is read once under
+ * RCU.  Returns -1 when the parent is not backed, 1 when the fast check
+ * holds, 0 when the name must be looked up again.
+ */
+static int fuse_bpf_revalidate_fast(struct dentry *entry, struct inode *inode)
+{
+	struct dentry *lower_parent, *lower = NULL;
+	struct inode *dir;
+	int valid = -1;
+
+	rcu_read_lock();
+	dir = d_inode_rcu(READ_ONCE(entry->d_parent));
+	lower_parent = dir ? fuse_bpf_dentry_rcu(dir) : NULL;
+	if (lower_parent) {
+		if (inode)
+			lower = fuse_bpf_dentry_rcu(inode);
+		valid = lower && fuse_bpf_same_name(entry, lower, lower_parent);
+		if (valid)
+			fuse_bpf_copyattr(inode);
+	}
+	rcu_read_unlock();
 	return valid;
 }
 
 bool fuse_bpf_revalidate(int *ret, struct dentry *entry, unsigned int flags)
 {
-	struct dentry *parent = READ_ONCE(entry->d_parent);
-	struct inode *dir = d_inode_rcu(parent);
 	struct inode *inode = d_inode_rcu(entry);
-	struct dentry *lower_parent;
+	int valid = fuse_bpf_revalidate_fast(entry, inode);
 
-	if (!dir || !fuse_bpf_backed(dir))
+	if (valid < 0)
 		return false;
-	lower_parent = fuse_bpf_dentry(dir);
-	if (inode && fuse_bpf_backed(inode) &&
-	    fuse_bpf_same_name(fuse_bpf_dentry(inode), lower_parent,
-			       &entry->d_name)) {
-		fuse_bpf_copyattr(inode);
+	if (valid)
 		*ret = 1;
-		return true;
-	}
-	if (flags & LOOKUP_RCU) {
+	else if (flags & LOOKUP_RCU)
 		*ret = -ECHILD;
-		return true;
-	}
-	*ret = fuse_bpf_revalidate_slow(entry, dir, inode);
-	if (*ret > 0 && inode)
-		fuse_bpf_copyattr(inode);
+	else
+		*ret = fuse_bpf_revalidate_slow(entry, inode);
 	return true;
 }
 
@@ -397,14 +425,26 @@ static int fuse_bpf_remove_setup(struct fuse_bpf_req *req)
 }
 
 /*
- * Removals and renames act on the lower names as they are now, as on a
- * local filesystem: if the lower filesystem changed a name since our
- * lookup, the result is what the same call on the lower directory gives,
- * and d_revalidate corrects our dentries afterwards.
+ * Removals and renames act on the lower names as they are now, under the
+ * lower directory's lock, on the inodes the VFS made its checks on
+ * (sticky directory, append-only or immutable victim, directory or not):
+ * those of our dentries.  A lower name that now holds another inode, or
+ * an inode where our dentry is negative, gives -ESTALE: the VFS walks
+ * again with LOOKUP_REVAL, d_revalidate corrects our dentry, and the call
+ * is retried once, checked on the inode now there.  A name gone from the
+ * lower directory gives -ENOENT for the source, nothing for a target.
  */
-static int fuse_bpf_check_child(struct dentry *child)
+static int fuse_bpf_check_child(struct dentry *child, struct dentry *entry,
+				bool source)
 {
-	return d_is_negative(child) ? -ENOENT : 0;
+	struct inode *inode = d_inode(entry);
+
+	if (d_is_negative(child))
+		return source ? -ENOENT : 0;
+	if (!inode || !fuse_bpf_backed(inode) ||
+	    d_inode(child) != fuse_bpf_inode(inode))
+		return -ESTALE;
+	return 0;
 }
 
 static int fuse_bpf_remove_backing(struct fuse_bpf_req *req)
@@ -421,7 +461,7 @@ static int fuse_bpf_remove_backing(struct fuse_bpf_req *req)
 	err = PTR_ERR(child);
 	if (IS_ERR(child))
 		goto out;
-	err = fuse_bpf_check_child(child);
+	err = fuse_bpf_check_child(child, r->entry, true);
 	if (!err && req->args.opcode == FUSE_RMDIR)
 		err = vfs_rmdir(idmap, ldir, child);
 	else if (!err)
@@ -516,7 +556,9 @@ static int fuse_bpf_rename_lower(struct fuse_bpf_rename *r,
 	};
 	int err;
 
-	err = fuse_bpf_check_child(lold);
+	err = fuse_bpf_check_child(lold, r->oldent, true);
+	if (!err)
+		err = fuse_bpf_check_child(lnew, r->newent, false);
 	if (err)
 		return err;
 	/* The VFS checked these on our dentries; the lower ones may differ. */
@@ -524,10 +566,11 @@ static int fuse_bpf_rename_lower(struct fuse_bpf_rename *r,
 		return -ENOENT;
 	if ((r->in.flags & RENAME_NOREPLACE) && d_is_positive(lnew))
 		return -EEXIST;
+	/* As do_renameat2(): the target may not be an ancestor of the source */
 	if (lold == trap)
 		return -EINVAL;
 	if (lnew == trap)
-		return -ENOTEMPTY;
+		return r->in.flags & RENAME_EXCHANGE ? -EINVAL : -ENOTEMPTY;
 	return vfs_rename(&rd);
 }
 

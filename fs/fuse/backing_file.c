@@ -357,3 +357,17 @@ bool fuse_bpf_ioctl(long *err, struct file *file)
 	*err = -ENOTTY;
 	return true;
 }
+
+/*
+ * A backed file is as ready as its backing file.  CUSE shares
+ * fuse_file_poll() on a character device's inode, which is not a FUSE one.
+ */
+bool fuse_bpf_poll(__poll_t *res, struct file *file, poll_table *wait)
+{
+	struct inode *inode = file_inode(file);
+
+	if (!S_ISREG(inode->i_mode) || !fuse_bpf_backed(inode))
+		return false;
+	*res = vfs_poll(fuse_bpf_file(file), wait);
+	return true;
+}
