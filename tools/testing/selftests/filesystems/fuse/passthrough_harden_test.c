@@ -36,6 +36,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/mman.h>
 #include <sys/xattr.h>
 #include <linux/capability.h>
 #include <linux/fs.h>
@@ -651,6 +652,87 @@ static void hd_setup(struct __test_metadata *_metadata)
 }
 
 /*
+ * In a sticky directory uid 65534 may remove its own file, never root's.
+ * Root keeps putting, on the lower, a file of 65534's and then one of its
+ * own under the same name, while 65534 keeps removing that name through
+ * the mount: root's file must never be the one removed.  The window is
+ * between the VFS's checks on the FUSE dentry and the lower directory's
+ * lock, where the unlink backing step must find the inode it was checked
+ * on (or fail with ESTALE, which makes the VFS walk and check again).
+ */
+#define SWAP_SECS	3
+
+static int swap_make(const char *tmp, const char *name, uid_t owner)
+{
+	int fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -1;
+	if (fchown(fd, owner, owner)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return rename(tmp, name);
+}
+
+TEST_F(pt, sticky_swap_race)
+{
+	unsigned long *removed, rounds = 0, lost = 0;
+	double end;
+	pid_t pid;
+	int status;
+
+	removed = mmap(NULL, sizeof(*removed), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, removed);
+	ASSERT_EQ(0, mkdir(LO("st"), 0777));
+	ASSERT_EQ(0, chmod(LO("st"), 01777));
+	end = pt_now() + SWAP_SECS;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(125);
+		while (pt_now() < end)
+			if (!unlink(MN("st/v")))
+				__atomic_fetch_add(removed, 1,
+						   __ATOMIC_RELAXED);
+		_exit(0);
+	}
+	while (pt_now() < end) {
+		struct stat st;
+		ino_t ino;
+
+		if (swap_make(LO("st/n.tmp"), LO("st/v"), NOBODY))
+			break;
+		sched_yield();
+		if (swap_make(LO("st/r.tmp"), LO("st/v"), 0) ||
+		    stat(LO("st/v"), &st))
+			break;
+		ino = st.st_ino;
+		sched_yield();
+		sched_yield();
+		if (stat(LO("st/v"), &st) || st.st_ino != ino || st.st_uid)
+			lost++;
+		unlink(LO("st/v"));
+		rounds++;
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	EXPECT_LT(end, pt_now() + 0.5) TH_LOG("the lower side stopped early");
+	EXPECT_EQ(0UL, lost)
+		TH_LOG("uid %d removed root's file %lu times in %lu rounds",
+		       NOBODY, lost, rounds);
+	/* The race ran: 65534 removed its own files through the mount */
+	EXPECT_LT(0UL, *removed);
+	printf("# %lu rounds, %lu of 65534's files removed through the mount\n",
+	       rounds, *removed);
+	munmap(removed, sizeof(*removed));
+}
+
+/*
  * A file unlinked on the lower filesystem while open through the mount:
  * once closed, nothing of the mount may pin the lower inode, so its space
  * comes back at once (syncfs() on the lower lets ext4 commit the free).
@@ -841,6 +923,36 @@ TEST(rename_stacked_no_lockdep)
 	EXPECT_STREQ("f", buf);
 	EXPECT_EQ(ENOENT, open_err(LO("a/f"), O_RDONLY));
 	EXPECT_EQ(ENOENT, open_err(LO("b/f"), O_RDONLY));
+	EXPECT_EQ(0, umount2(M2, 0));
+	EXPECT_EQ(0, umount2(M1, 0));
+}
+
+/*
+ * FUSE-BPF over FUSE-BPF: a name renamed on the bottom filesystem while
+ * both mounts have it cached.  m1's dentry is still hashed under the old
+ * name; m2 must ask m1's d_revalidate, not only look at m1's dcache.
+ */
+TEST(stacked_sees_lower_rename)
+{
+	struct stat st, lst;
+
+	hd_setup(_metadata);
+	ASSERT_EQ(0, pt_mount(PT_LOWER, M1, NULL))
+		TH_LOG("m1: %s", strerror(errno));
+	ASSERT_EQ(0, pt_mount(M1, M2, NULL)) TH_LOG("m2: %s", strerror(errno));
+	ASSERT_EQ(0, stat(IN_M2("f"), &st));
+	ASSERT_EQ(0, rename(LO("f"), LO("g")));
+	EXPECT_EQ(-1, stat(IN_M2("f"), &st));
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, stat(LO("g"), &lst));
+	EXPECT_EQ(0, stat(IN_M2("g"), &st));
+	EXPECT_EQ(lst.st_ino, st.st_ino);
+	/* And back, replacing: the name now holds the other inode */
+	ASSERT_EQ(0, write_file(LO("f"), "new", 0644));
+	ASSERT_EQ(0, stat(IN_M2("f"), &st));
+	ASSERT_EQ(0, rename(LO("g"), LO("f")));
+	EXPECT_EQ(0, stat(IN_M2("f"), &st));
+	EXPECT_EQ(lst.st_ino, st.st_ino);
 	EXPECT_EQ(0, umount2(M2, 0));
 	EXPECT_EQ(0, umount2(M1, 0));
 }
