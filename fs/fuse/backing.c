@@ -12,6 +12,7 @@
 #include "fuse_i.h"
 
 #include <linux/backing-file.h>
+#include <linux/error-injection.h>
 #include <linux/file.h>
 #include <linux/fs_parser.h>
 #include <linux/namei.h>
@@ -101,22 +102,46 @@ int fuse_bpf_caller_owns(struct inode *inode)
 }
 
 /*
- * Objects an operation makes are owned by the caller, as if it had made
- * them on the lower filesystem itself (overlayfs does the same).
+ * Operations that take space on the lower filesystem (creates, writes,
+ * fallocate, copies, xattrs) act for the caller: what they make is owned by
+ * the caller, as if it had made it on the lower filesystem itself
+ * (overlayfs does the same), the space kept for a user id (ext4's resuid)
+ * is the caller's to take or not, and CAP_SYS_RESOURCE, which lets a write
+ * past quotas and into reserved space, stays only if the caller has it in
+ * the initial user namespace.  Called with the backing credentials in
+ * force; returns them, or a copy acting for @caller, referenced.
  */
-static int fuse_bpf_creds_as_caller(const struct cred *caller)
+const struct cred *fuse_bpf_get_caller_creds(const struct cred *caller)
 {
+	const struct cred *backing = current_cred();
+	bool drop = cap_raised(backing->cap_effective, CAP_SYS_RESOURCE) &&
+		    !(caller->user_ns == &init_user_ns &&
+		      cap_raised(caller->cap_effective, CAP_SYS_RESOURCE));
 	struct cred *cred;
 
-	if (uid_eq(current_fsuid(), caller->fsuid) &&
-	    gid_eq(current_fsgid(), caller->fsgid))
-		return 0;
+	if (uid_eq(backing->fsuid, caller->fsuid) &&
+	    gid_eq(backing->fsgid, caller->fsgid) && !drop)
+		return get_cred(backing);
 	cred = prepare_creds();
 	if (!cred)
-		return -ENOMEM;
+		return NULL;
 	cred->fsuid = caller->fsuid;
 	cred->fsgid = caller->fsgid;
-	put_cred(override_creds(cred));
+	if (drop)
+		cap_lower(cred->cap_effective, CAP_SYS_RESOURCE);
+	return cred;
+}
+ALLOW_ERROR_INJECTION(fuse_bpf_get_caller_creds, NULL);
+
+
+static int fuse_bpf_creds_as_caller(const struct cred *caller)
+{
+	const struct cred *cred = fuse_bpf_get_caller_creds(caller);
+
+	if (!cred)
+		return -ENOMEM;
+	if (cred != current_cred())
+		put_cred(override_creds(cred));
 	put_cred(cred);
 	return 0;
 }
@@ -172,6 +197,8 @@ int fuse_bpf_run(struct fuse_bpf_req *req)
 		err = op->finish(req, err);
 	return err;
 }
+ALLOW_ERROR_INJECTION(fuse_bpf_run, ERRNO);
+
 
 /* Inode flags the VFS checks on the FUSE inode before it calls us. */
 #define FUSE_BPF_COPY_FLAGS	(S_SYNC | S_APPEND | S_IMMUTABLE)
@@ -316,6 +343,8 @@ struct inode *fuse_bpf_iget(struct super_block *sb, const struct path *path)
 	}
 	return inode;
 }
+ALLOW_ERROR_INJECTION(fuse_bpf_iget, ERRNO);
+
 
 /* Look @name up in the backing directory @parent, which the caller locked. */
 struct dentry *fuse_bpf_lookup_child(struct dentry *parent,
@@ -323,6 +352,8 @@ struct dentry *fuse_bpf_lookup_child(struct dentry *parent,
 {
 	return lookup_one_len(name->name, parent, name->len);
 }
+ALLOW_ERROR_INJECTION(fuse_bpf_lookup_child, ERRNO);
+
 
 /*
  * Open the backing file of @inode for @file, with the backing credentials
@@ -347,6 +378,8 @@ struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file)
 	return backing_file_open(file, flags, fuse_bpf_path(inode),
 				 current_cred());
 }
+ALLOW_ERROR_INJECTION(fuse_bpf_open_backing, ERRNO);
+
 
 /*
  * RCU-walk readers of backing_path.dentry may still see the inode: they

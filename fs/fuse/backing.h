@@ -78,7 +78,8 @@ struct fuse_bpf_req {
  *	credentials
  * @finish: bring the FUSE dentries and inodes up to date with the result
  * @flags: FUSE_BPF_WRITE: takes write access to the lower mount first;
- *	FUSE_BPF_AS_CALLER: what it makes is owned by the caller
+ *	FUSE_BPF_AS_CALLER: takes space on the lower filesystem for the
+ *	caller (fuse_bpf_get_caller_creds())
  *
  * The BPF prefilter runs between @setup and @backing, the postfilter
  * between @backing and @finish.
@@ -100,6 +101,7 @@ void fuse_bpf_arg_out(struct fuse_bpf_req *req, unsigned int size,
 		      void *value);
 const struct cred *fuse_bpf_override_creds(struct inode *inode);
 int fuse_bpf_caller_owns(struct inode *inode);
+const struct cred *fuse_bpf_get_caller_creds(const struct cred *caller);
 struct inode *fuse_bpf_iget(struct super_block *sb, const struct path *path);
 void fuse_bpf_copyattr(struct inode *inode);
 

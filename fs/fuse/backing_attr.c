@@ -394,7 +394,7 @@ const struct fuse_bpf_op fuse_bpf_setxattr_op = {
 	.setup = fuse_bpf_xattr_setup,
 	.backing = fuse_bpf_xattr_backing,
 	.finish = fuse_bpf_attr_finish,
-	.flags = FUSE_BPF_WRITE,
+	.flags = FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER,
 };
 
 const struct fuse_bpf_op fuse_bpf_removexattr_op = {

@@ -164,6 +164,26 @@ static int fuse_bpf_revalidate_fast(struct dentry *entry, struct inode *inode)
 	return valid;
 }
 
+/*
+ * A lower filesystem with a d_revalidate of its own (NFS, FUSE, FUSE-BPF)
+ * is asked too, as ovl_revalidate_real() does: its dentry may be stale
+ * although still hashed under the name.
+ */
+static int fuse_bpf_revalidate_lower(struct inode *inode, unsigned int flags)
+{
+	struct dentry *lower = fuse_bpf_dentry_rcu(inode);
+	int ret;
+
+	if (!lower)
+		return -ECHILD;
+	if (!(lower->d_flags & DCACHE_OP_REVALIDATE))
+		return 1;
+	ret = lower->d_op->d_revalidate(lower, flags);
+	if (!ret && !(flags & LOOKUP_RCU))
+		d_invalidate(lower);
+	return ret;
+}
+
 bool fuse_bpf_revalidate(int *ret, struct dentry *entry, unsigned int flags)
 {
 	struct inode *inode = d_inode_rcu(entry);
@@ -172,7 +192,7 @@ bool fuse_bpf_revalidate(int *ret, struct dentry *entry, unsigned int flags)
 	if (valid < 0)
 		return false;
 	if (valid)
-		*ret = 1;
+		*ret = fuse_bpf_revalidate_lower(inode, flags);
 	else if (flags & LOOKUP_RCU)
 		*ret = -ECHILD;
 	else
@@ -819,14 +839,18 @@ static int fuse_bpf_open_step(struct fuse_bpf_req *req)
 	ff = fuse_file_alloc(fm, false);
 	if (!ff)
 		return -ENOMEM;
-	lower = fuse_bpf_open_backing(req->inode, o->file);
+	/* Writes through the file take space for the opener */
+	ff->cred = fuse_bpf_get_caller_creds(req->caller);
+	lower = ff->cred ? fuse_bpf_open_backing(req->inode, o->file) :
+			   ERR_PTR(-ENOMEM);
 	if (IS_ERR(lower)) {
+		if (ff->cred)
+			put_cred(ff->cred);
 		fuse_file_free(ff);
 		return PTR_ERR(lower);
 	}
 	ff->nodeid = get_node_id(req->inode);
 	ff->passthrough = lower;
-	ff->cred = get_cred(get_fuse_conn(req->inode)->backing_cred);
 	o->file->private_data = ff;
 	return 0;
 }

@@ -199,11 +199,13 @@ const struct fuse_bpf_op fuse_bpf_fallocate_op = {
 	.setup = fuse_bpf_file_setup,
 	.backing = fuse_bpf_fallocate_backing,
 	.finish = fuse_bpf_file_finish,
+	.flags = FUSE_BPF_AS_CALLER,
 };
 
 const struct fuse_bpf_op fuse_bpf_copy_file_range_op = {
 	.setup = fuse_bpf_file_setup,
 	.backing = fuse_bpf_copy_backing,
+	.flags = FUSE_BPF_AS_CALLER,
 };
 
 const struct fuse_bpf_op fuse_bpf_getlk_op = {
