@@ -111,7 +111,8 @@ int fuse_bpf_caller_owns(struct inode *inode)
  * the initial user namespace.  Called with the backing credentials in
  * force; returns them, or a copy acting for @caller, referenced.
  */
-const struct cred *fuse_bpf_get_caller_creds(const struct cred *caller)
+noinline const struct cred *
+fuse_bpf_get_caller_creds(const struct cred *caller)
 {
 	const struct cred *backing = current_cred();
 	bool drop = cap_raised(backing->cap_effective, CAP_SYS_RESOURCE) &&
@@ -133,15 +134,13 @@ const struct cred *fuse_bpf_get_caller_creds(const struct cred *caller)
 }
 ALLOW_ERROR_INJECTION(fuse_bpf_get_caller_creds, NULL);
 
-
 static int fuse_bpf_creds_as_caller(const struct cred *caller)
 {
 	const struct cred *cred = fuse_bpf_get_caller_creds(caller);
 
 	if (!cred)
 		return -ENOMEM;
-	if (cred != current_cred())
-		put_cred(override_creds(cred));
+	put_cred(override_creds(cred));
 	put_cred(cred);
 	return 0;
 }
@@ -199,7 +198,6 @@ int fuse_bpf_run(struct fuse_bpf_req *req)
 }
 ALLOW_ERROR_INJECTION(fuse_bpf_run, ERRNO);
 
-
 /* Inode flags the VFS checks on the FUSE inode before it calls us. */
 #define FUSE_BPF_COPY_FLAGS	(S_SYNC | S_APPEND | S_IMMUTABLE)
 
@@ -249,6 +247,16 @@ static int fuse_bpf_inode_set(struct inode *inode, void *data)
 }
 
 /*
+ * The lockdep level of a backed superblock and its inodes: the stacking
+ * depth of the filesystem below, fixed at mount (FUSE_INIT may raise our
+ * own depth later, a mount above may have come before it).
+ */
+static int __maybe_unused fuse_bpf_lockdep_level(struct super_block *lower_sb)
+{
+	return clamp(lower_sb->s_stack_depth, 0, FILESYSTEM_MAX_STACK_DEPTH - 1);
+}
+
+/*
  * FUSE-BPF may stack on FUSE-BPF: give each stacking level its own lock
  * classes, as overlayfs does, so lockdep tells the levels apart.
  */
@@ -257,10 +265,8 @@ static void fuse_bpf_lockdep_annotate(struct inode *inode)
 #ifdef CONFIG_LOCKDEP
 	static struct lock_class_key dir_key[FILESYSTEM_MAX_STACK_DEPTH];
 	static struct lock_class_key key[FILESYSTEM_MAX_STACK_DEPTH];
-	int depth = inode->i_sb->s_stack_depth - 1;
+	int depth = fuse_bpf_lockdep_level(fuse_bpf_path(inode)->mnt->mnt_sb);
 
-	if (WARN_ON_ONCE(depth < 0 || depth >= FILESYSTEM_MAX_STACK_DEPTH))
-		depth = 0;
 	if (S_ISDIR(inode->i_mode))
 		lockdep_set_class(&inode->i_rwsem, &dir_key[depth]);
 	else
@@ -272,7 +278,8 @@ static void fuse_bpf_lockdep_annotate(struct inode *inode)
  * Freeze protection and the rename mutex of a FUSE-BPF superblock nest in
  * those of the FUSE-BPF superblock stacked on it: one class per level.
  */
-static void fuse_bpf_lockdep_annotate_sb(struct super_block *sb)
+static void fuse_bpf_lockdep_annotate_sb(struct super_block *sb,
+					 struct super_block *lower_sb)
 {
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	static struct lock_class_key keys[FILESYSTEM_MAX_STACK_DEPTH][SB_FREEZE_LEVELS];
@@ -281,11 +288,9 @@ static void fuse_bpf_lockdep_annotate_sb(struct super_block *sb)
 		"sb_writers_fuse_bpf", "sb_pagefaults_fuse_bpf",
 		"sb_internal_fuse_bpf",
 	};
-	int depth = sb->s_stack_depth - 1;
+	int depth = fuse_bpf_lockdep_level(lower_sb);
 	int i;
 
-	if (WARN_ON_ONCE(depth < 0 || depth >= FILESYSTEM_MAX_STACK_DEPTH))
-		depth = 0;
 	for (i = 0; i < SB_FREEZE_LEVELS; i++)
 		lockdep_init_map(&sb->s_writers.rw_sem[i].dep_map, names[i],
 				 &keys[depth][i], 0);
@@ -345,7 +350,6 @@ struct inode *fuse_bpf_iget(struct super_block *sb, const struct path *path)
 }
 ALLOW_ERROR_INJECTION(fuse_bpf_iget, ERRNO);
 
-
 /* Look @name up in the backing directory @parent, which the caller locked. */
 struct dentry *fuse_bpf_lookup_child(struct dentry *parent,
 				     const struct qstr *name)
@@ -353,7 +357,6 @@ struct dentry *fuse_bpf_lookup_child(struct dentry *parent,
 	return lookup_one_len(name->name, parent, name->len);
 }
 ALLOW_ERROR_INJECTION(fuse_bpf_lookup_child, ERRNO);
-
 
 /*
  * Open the backing file of @inode for @file, with the backing credentials
@@ -379,7 +382,6 @@ struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file)
 				 current_cred());
 }
 ALLOW_ERROR_INJECTION(fuse_bpf_open_backing, ERRNO);
-
 
 /*
  * RCU-walk readers of backing_path.dentry may still see the inode: they
@@ -553,7 +555,7 @@ int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
 
 	lower_sb = ctx->root_dir.mnt->mnt_sb;
 	sb->s_stack_depth = lower_sb->s_stack_depth + 1;
-	fuse_bpf_lockdep_annotate_sb(sb);
+	fuse_bpf_lockdep_annotate_sb(sb, lower_sb);
 	/* File handles of backed nodes would mean nothing to a daemon. */
 	sb->s_export_op = NULL;
 

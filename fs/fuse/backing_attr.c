@@ -27,6 +27,13 @@ static struct mnt_idmap *fuse_bpf_idmap(struct inode *inode)
  * once, and nothing is written (the mirror is refreshed in ref-walk only).
  * Lower mounts are never idmapped (see fuse_bpf_parse_root_dir()).
  */
+static int fuse_bpf_lower_permission(struct inode *linode, int mask)
+{
+	if ((mask & MAY_WRITE) && IS_IMMUTABLE(linode))
+		return -EPERM;
+	return generic_permission(&nop_mnt_idmap, linode, mask);
+}
+
 bool fuse_bpf_permission(int *err, struct inode *inode, int mask)
 {
 	struct dentry *lower = fuse_bpf_dentry_rcu(inode);
@@ -41,10 +48,7 @@ bool fuse_bpf_permission(int *err, struct inode *inode, int mask)
 	}
 	if (!(mask & MAY_NOT_BLOCK))
 		fuse_bpf_copyattr(inode);
-	if ((mask & MAY_WRITE) && IS_IMMUTABLE(linode))
-		*err = -EPERM;
-	else
-		*err = generic_permission(&nop_mnt_idmap, linode, mask);
+	*err = fuse_bpf_lower_permission(linode, mask);
 	return true;
 }
 
@@ -152,15 +156,20 @@ static int fuse_bpf_setattr_setup(struct fuse_bpf_req *req)
  * it is now, under its lock, with the caller's credentials: the FUSE
  * inode's mirror may be stale (the lower inode changed owner under a file
  * kept open), and the change itself runs with the backing credentials.
+ * may_setattr() runs on the FUSE inode, refreshed under that lock, so
+ * that its permission check is ours (fuse_bpf_permission()), not the
+ * lower filesystem's ->permission with the caller's credentials.
  */
 static int fuse_bpf_setattr_prepare(struct fuse_bpf_req *req,
 				    struct dentry *lower, struct iattr *attr)
 {
 	struct mnt_idmap *idmap = fuse_bpf_idmap(req->inode);
-	const struct cred *old = override_creds(req->caller);
+	const struct cred *old;
 	int err;
 
-	err = may_setattr(idmap, d_inode(lower), attr->ia_valid);
+	fuse_bpf_copyattr(req->inode);
+	old = override_creds(req->caller);
+	err = may_setattr(&nop_mnt_idmap, req->inode, attr->ia_valid);
 	if (!err)
 		err = setattr_prepare(idmap, lower, attr);
 	/* A truncate drops the set-id bits the lower inode has now */
@@ -442,20 +451,27 @@ bool fuse_bpf_listxattr(ssize_t *res, struct dentry *entry, char *list,
 
 /*
  * xattr_permission() judged the caller on the FUSE inode's mirror: judge
- * user.* again on the lower inode as it is now (write permission, and
- * the owner in a sticky directory).  The other namespaces are decided by
- * the caller's capabilities, which do not go stale.
+ * user.* again on the lower inode as it is now, just before the change
+ * (write permission, and the owner in a sticky directory).  trusted.* and
+ * security.* are decided by the caller's capabilities, which do not go
+ * stale.  The VFS lets every other namespace through (system.* beyond
+ * POSIX ACLs: NFSv4 and CIFS ACLs), to be judged by the filesystem, which
+ * would see the backing credentials: those need the caller to own the
+ * inode.
  */
 static int fuse_bpf_xattr_may_write(struct inode *inode, const char *name)
 {
 	struct inode *lower = fuse_bpf_inode(inode);
 
-	if (strncmp(name, XATTR_USER_PREFIX, XATTR_USER_PREFIX_LEN))
+	if (!strncmp(name, XATTR_TRUSTED_PREFIX, XATTR_TRUSTED_PREFIX_LEN) ||
+	    !strncmp(name, XATTR_SECURITY_PREFIX, XATTR_SECURITY_PREFIX_LEN))
 		return 0;
+	if (strncmp(name, XATTR_USER_PREFIX, XATTR_USER_PREFIX_LEN))
+		return fuse_bpf_caller_owns(inode);
 	if (S_ISDIR(lower->i_mode) && (lower->i_mode & S_ISVTX) &&
 	    fuse_bpf_caller_owns(inode))
 		return -EPERM;
-	return inode_permission(&nop_mnt_idmap, lower, MAY_WRITE);
+	return fuse_bpf_lower_permission(lower, MAY_WRITE);
 }
 
 static bool fuse_bpf_xattr_write(int *err, u32 opcode, struct inode *inode,

@@ -141,10 +141,12 @@ out:
 /*
  * The parent (a rename may move the entry away from it) and, in RCU walk,
  * the inodes may be going away under us: each pointer is read once under
- * RCU.  Returns -1 when the parent is not backed, 1 when the fast check
- * holds, 0 when the name must be looked up again.
+ * RCU.  Returns -1 when the parent is not backed (or no longer is: a
+ * parent under eviction), 1 when the fast check holds, 0 when the name
+ * must be looked up again.
  */
-static int fuse_bpf_revalidate_fast(struct dentry *entry, struct inode *inode)
+static int fuse_bpf_revalidate_fast(struct dentry *entry, struct inode *inode,
+				    unsigned int flags)
 {
 	struct dentry *lower_parent, *lower = NULL;
 	struct inode *dir;
@@ -157,7 +159,8 @@ static int fuse_bpf_revalidate_fast(struct dentry *entry, struct inode *inode)
 		if (inode)
 			lower = fuse_bpf_dentry_rcu(inode);
 		valid = lower && fuse_bpf_same_name(entry, lower, lower_parent);
-		if (valid)
+		/* An inode seen in RCU walk may be under eviction */
+		if (valid && !(flags & LOOKUP_RCU))
 			fuse_bpf_copyattr(inode);
 	}
 	rcu_read_unlock();
@@ -166,19 +169,23 @@ static int fuse_bpf_revalidate_fast(struct dentry *entry, struct inode *inode)
 
 /*
  * A lower filesystem with a d_revalidate of its own (NFS, FUSE, FUSE-BPF)
- * is asked too, as ovl_revalidate_real() does: its dentry may be stale
- * although still hashed under the name.
+ * is asked too, as ovl_revalidate_real() does, with the backing
+ * credentials: its dentry may be stale although still hashed under the
+ * name.
  */
 static int fuse_bpf_revalidate_lower(struct inode *inode, unsigned int flags)
 {
 	struct dentry *lower = fuse_bpf_dentry_rcu(inode);
+	const struct cred *old;
 	int ret;
 
 	if (!lower)
 		return -ECHILD;
 	if (!(lower->d_flags & DCACHE_OP_REVALIDATE))
 		return 1;
+	old = fuse_bpf_override_creds(inode);
 	ret = lower->d_op->d_revalidate(lower, flags);
+	revert_creds(old);
 	if (!ret && !(flags & LOOKUP_RCU))
 		d_invalidate(lower);
 	return ret;
@@ -187,11 +194,18 @@ static int fuse_bpf_revalidate_lower(struct inode *inode, unsigned int flags)
 bool fuse_bpf_revalidate(int *ret, struct dentry *entry, unsigned int flags)
 {
 	struct inode *inode = d_inode_rcu(entry);
-	int valid = fuse_bpf_revalidate_fast(entry, inode);
+	int valid = fuse_bpf_revalidate_fast(entry, inode, flags);
 
-	if (valid < 0)
+	/*
+	 * Not a backed parent: the daemon's node, unless this is a backed
+	 * superblock, whose nodes the daemon never heard of (a parent under
+	 * eviction in RCU walk): walk again, or look the name up again.
+	 */
+	if (valid < 0 && !get_fuse_conn_super(entry->d_sb)->backing_cred)
 		return false;
-	if (valid)
+	if (valid < 0)
+		*ret = flags & LOOKUP_RCU ? -ECHILD : 0;
+	else if (valid)
 		*ret = fuse_bpf_revalidate_lower(inode, flags);
 	else if (flags & LOOKUP_RCU)
 		*ret = -ECHILD;
@@ -449,10 +463,12 @@ static int fuse_bpf_remove_setup(struct fuse_bpf_req *req)
  * lower directory's lock, on the inodes the VFS made its checks on
  * (sticky directory, append-only or immutable victim, directory or not):
  * those of our dentries.  A lower name that now holds another inode, or
- * an inode where our dentry is negative, gives -ESTALE: the VFS walks
- * again with LOOKUP_REVAL, d_revalidate corrects our dentry, and the call
- * is retried once, checked on the inode now there.  A name gone from the
- * lower directory gives -ENOENT for the source, nothing for a target.
+ * an inode where our dentry is negative, or none where it is positive
+ * (a target the VFS would mark dead), gives -ESTALE: the VFS walks again
+ * with LOOKUP_REVAL, d_revalidate corrects our dentry, and the call is
+ * retried once, checked on the inode now there.  A source gone from the
+ * lower directory gives -ENOENT.  In-kernel callers that do not retry
+ * (a stacked filesystem above) see the -ESTALE.
  */
 static int fuse_bpf_check_child(struct dentry *child, struct dentry *entry,
 				bool source)
@@ -460,7 +476,7 @@ static int fuse_bpf_check_child(struct dentry *child, struct dentry *entry,
 	struct inode *inode = d_inode(entry);
 
 	if (d_is_negative(child))
-		return source ? -ENOENT : 0;
+		return source ? -ENOENT : inode ? -ESTALE : 0;
 	if (!inode || !fuse_bpf_backed(inode) ||
 	    d_inode(child) != fuse_bpf_inode(inode))
 		return -ESTALE;
@@ -840,7 +856,10 @@ static int fuse_bpf_open_step(struct fuse_bpf_req *req)
 	if (!ff)
 		return -ENOMEM;
 	/* Writes through the file take space for the opener */
-	ff->cred = fuse_bpf_get_caller_creds(req->caller);
+	if (S_ISREG(req->inode->i_mode) && (o->file->f_mode & FMODE_WRITE))
+		ff->cred = fuse_bpf_get_caller_creds(req->caller);
+	else
+		ff->cred = get_cred(current_cred());
 	lower = ff->cred ? fuse_bpf_open_backing(req->inode, o->file) :
 			   ERR_PTR(-ENOMEM);
 	if (IS_ERR(lower)) {

@@ -272,6 +272,23 @@ bool fuse_bpf_llseek(loff_t *res, struct file *file, loff_t offset,
 	return backed;
 }
 
+/*
+ * As before a write (backing_file_write_iter()): drop the set-id bits with
+ * the caller's credentials, judged on the lower inode as it is now.  The
+ * lower operation itself runs with credentials that keep CAP_FSETID.
+ */
+static int fuse_bpf_remove_privs(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	int err;
+
+	inode_lock(inode);
+	fuse_bpf_copyattr(inode);
+	err = file_remove_privs(file);
+	inode_unlock(inode);
+	return err;
+}
+
 bool fuse_bpf_fallocate(int *err, struct file *file, int mode,
 			loff_t offset, loff_t length)
 {
@@ -283,6 +300,11 @@ bool fuse_bpf_fallocate(int *err, struct file *file, int mode,
 		},
 	};
 
+	if (!fuse_bpf_backed(file_inode(file)))
+		return false;
+	*err = fuse_bpf_remove_privs(file);
+	if (*err)
+		return true;
 	return fuse_bpf_file_run(err, FUSE_FALLOCATE, file, &f);
 }
 
@@ -307,6 +329,11 @@ bool fuse_bpf_copy_file_range(ssize_t *res, struct file *src, loff_t src_off,
 		return false;
 	if (!src_backed || !fuse_bpf_backed(file_inode(dst))) {
 		*res = -EXDEV;
+		return true;
+	}
+	err = fuse_bpf_remove_privs(dst);
+	if (err) {
+		*res = err;
 		return true;
 	}
 	fuse_bpf_file_run(&err, FUSE_COPY_FILE_RANGE, src, &f);

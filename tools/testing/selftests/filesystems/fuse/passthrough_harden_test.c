@@ -652,6 +652,62 @@ static void hd_setup(struct __test_metadata *_metadata)
 }
 
 /*
+ * fallocate() and copy_file_range() into a set-id file drop the bits as a
+ * write does, for a caller without CAP_FSETID, as on the lower (the lower
+ * operation itself runs with the mounter's credentials, which keep them).
+ */
+static int modify_both(void *arg)
+{
+	const char *const *names = arg;
+	int ret = 0, i;
+
+	for (i = 0; i < 2; i++) {
+		int fd = open(i ? LO(names[1]) : MN(names[0]),
+			      O_RDWR | O_CLOEXEC);
+		int src = open(i ? LO("src") : MN("src"), O_RDONLY | O_CLOEXEC);
+		loff_t off = 0;
+
+		if (fd < 0 || src < 0)
+			return 10;
+		if (!strcmp(names[2], "fallocate"))
+			ret |= fallocate(fd, 0, 0, 8192) ? 1 << i : 0;
+		else
+			ret |= copy_file_range(src, &off, fd, NULL, 4, 0) != 4 ?
+			       4 << i : 0;
+		close(src);
+		close(fd);
+	}
+	return ret;
+}
+
+TEST_F(pt, suid_dropped_on_fallocate_copy)
+{
+	static const char *const ops[] = { "fallocate", "copy" };
+	struct stat sm, sl;
+	unsigned int i;
+
+	ASSERT_EQ(0, write_file(LO("src"), "data", 0644));
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		const char *names[3] = { "pub/m", "pub/l", ops[i] };
+
+		ASSERT_EQ(0, write_file(LO("pub/m"), "x", 0666));
+		ASSERT_EQ(0, write_file(LO("pub/l"), "x", 0666));
+		ASSERT_EQ(0, chmod(LO("pub/m"), 06777));
+		ASSERT_EQ(0, chmod(LO("pub/l"), 06777));
+		EXPECT_EQ(0, pt_as_user(NOBODY, modify_both, (void *)names))
+			TH_LOG("%s as uid %d failed", ops[i], NOBODY);
+		ASSERT_EQ(0, stat(LO("pub/m"), &sm));
+		ASSERT_EQ(0, stat(LO("pub/l"), &sl));
+		EXPECT_EQ(sl.st_mode, sm.st_mode)
+			TH_LOG("%s: mode %o through the mount, %o on the lower",
+			       ops[i], sm.st_mode, sl.st_mode);
+		EXPECT_EQ(0U, sl.st_mode & (S_ISUID | S_ISGID));
+		unlink(LO("pub/m"));
+		unlink(LO("pub/l"));
+	}
+}
+
+/*
  * In a sticky directory uid 65534 may remove its own file, never root's.
  * Root keeps putting, on the lower, a file of 65534's and then one of its
  * own under the same name, while 65534 keeps removing that name through
