@@ -251,7 +251,7 @@ static int fuse_bpf_inode_set(struct inode *inode, void *data)
  * depth of the filesystem below, fixed at mount (FUSE_INIT may raise our
  * own depth later, a mount above may have come before it).
  */
-static int __maybe_unused fuse_bpf_lockdep_level(struct super_block *lower_sb)
+static int fuse_bpf_lockdep_level(struct super_block *lower_sb)
 {
 	return clamp(lower_sb->s_stack_depth, 0, FILESYSTEM_MAX_STACK_DEPTH - 1);
 }
@@ -555,6 +555,7 @@ int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
 
 	lower_sb = ctx->root_dir.mnt->mnt_sb;
 	sb->s_stack_depth = lower_sb->s_stack_depth + 1;
+	sb->s_iflags |= SB_I_SKIP_SYNC;
 	fuse_bpf_lockdep_annotate_sb(sb, lower_sb);
 	/* File handles of backed nodes would mean nothing to a daemon. */
 	sb->s_export_op = NULL;
@@ -563,6 +564,26 @@ int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
 	fi->backing_path.dentry = dget(ctx->root_dir.dentry);
 	fuse_bpf_init_inode(root, ctx->root_dir.mnt);
 	return 0;
+}
+
+/*
+ * syncfs() of a backed mount (wait == 1: fuse_sync_fs() returns early
+ * otherwise) syncs the lower filesystem, as overlayfs does with its upper
+ * one.  sync(2) skips us (SB_I_SKIP_SYNC): it reaches
+ * the lower filesystem on its own.  The lower s_umount nests in ours, of
+ * the same class when the lower is FUSE-BPF too: one subclass per level.
+ */
+bool fuse_bpf_sync_fs(int *err, struct super_block *sb)
+{
+	struct super_block *lower_sb;
+
+	if (!get_fuse_conn_super(sb)->backing_cred)
+		return false;
+	lower_sb = fuse_bpf_path(d_inode(sb->s_root))->mnt->mnt_sb;
+	down_read_nested(&lower_sb->s_umount, fuse_bpf_lockdep_level(lower_sb));
+	*err = sync_filesystem(lower_sb);
+	up_read(&lower_sb->s_umount);
+	return true;
 }
 
 /*

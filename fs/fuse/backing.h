@@ -145,6 +145,7 @@ void fuse_bpf_evict_inode(struct inode *inode);
 void fuse_bpf_conn_free(struct fuse_conn *fc);
 bool fuse_bpf_keep_dentry(const struct dentry *dentry);
 void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags);
+bool fuse_bpf_sync_fs(int *err, struct super_block *sb);
 
 /* backing_dir.c: names and directories */
 bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,
@@ -237,6 +238,7 @@ static inline void fuse_bpf_evict_inode(struct inode *inode) {}
 static inline void fuse_bpf_conn_free(struct fuse_conn *fc) {}
 static inline bool fuse_bpf_keep_dentry(const struct dentry *d) { return false; }
 static inline void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags) {}
+#define fuse_bpf_sync_fs(...)		false
 
 #define fuse_bpf_lookup(...)		false
 #define fuse_bpf_revalidate(...)	false

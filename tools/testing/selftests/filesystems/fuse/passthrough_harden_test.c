@@ -789,6 +789,55 @@ TEST_F(pt, sticky_swap_race)
 }
 
 /*
+ * syncfs() on the mount writes the lower filesystem's dirty data: the
+ * ext4 lower's loop device sees the writes (dirty data is otherwise left
+ * for the flusher, 30 s later).
+ */
+static long long loop_sectors_written(int loopfd)
+{
+	char link[64], dev[PATH_MAX], stat[PATH_MAX], buf[256];
+	unsigned long long f[7];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", loopfd);
+	n = readlink(link, dev, sizeof(dev) - 1);
+	if (n < 0)
+		return -1;
+	dev[n] = '\0';
+	snprintf(stat, sizeof(stat), "/sys/block/%s/stat",
+		 strrchr(dev, '/') + 1);
+	if (read_file(stat, buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1],
+		   &f[2], &f[3], &f[4], &f[5], &f[6]) != 7)
+		return -1;
+	return f[6];
+}
+
+TEST(syncfs_syncs_lower)
+{
+	static char buf[1 << 20];
+	struct pt_env env;
+	long long before, after;
+	int fd;
+
+	pt_env_lower(_metadata, &env, PT_EXT4, LOWER_MB);
+	pt_env_mount(_metadata);
+	memset(buf, 's', sizeof(buf));
+	fd = open(MN("dirty"), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)sizeof(buf), write(fd, buf, sizeof(buf)));
+	before = loop_sectors_written(env.lower.loopfd);
+	ASSERT_LE(0, before);
+	EXPECT_EQ(0, syncfs(fd));
+	after = loop_sectors_written(env.lower.loopfd);
+	EXPECT_LE(before + (long long)sizeof(buf) / 512, after)
+		TH_LOG("%lld sectors written to the lower by syncfs",
+		       after - before);
+	close(fd);
+	pt_env_teardown(_metadata, &env);
+}
+
+/*
  * A file unlinked on the lower filesystem while open through the mount:
  * once closed, nothing of the mount may pin the lower inode, so its space
  * comes back at once (syncfs() on the lower lets ext4 commit the free).
