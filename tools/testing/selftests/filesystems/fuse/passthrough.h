@@ -254,6 +254,76 @@ static inline void pt_lower_destroy(struct pt_lower *l)
 		unlink(l->img);
 }
 
+/* Write @data to @path, created with @mode if need be, truncated */
+static inline int pt_write_file(const char *path, const char *data,
+				mode_t mode)
+{
+	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, mode);
+	size_t len = strlen(data);
+	ssize_t n = 0;
+
+	if (fd < 0)
+		return -1;
+	if (len)
+		n = write(fd, data, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* Write @s to the existing file @path (a /proc or /sys knob) */
+static inline int pt_write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* Up to @len - 1 bytes of a file, NUL terminated; -1 on error */
+static inline ssize_t pt_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n < 0 ? 0 : n] = '\0';
+	return n;
+}
+
+/* The names in @dir but "." and "..", sorted, in @buf; how many */
+static inline int pt_dir_names(const char *dir, char *buf, size_t len)
+{
+	struct dirent **ents;
+	size_t used = 0;
+	int n, i, count = 0;
+
+	buf[0] = '\0';
+	n = scandir(dir, &ents, NULL, alphasort);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const char *d = ents[i]->d_name;
+
+		if (strcmp(d, ".") && strcmp(d, "..")) {
+			if (used < len)
+				used += snprintf(buf + used, len - used, "%s ",
+						 d);
+			count++;
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return count;
+}
+
 /*
  * Mount a no-daemon FUSE-BPF passthrough of @lower at @target.  The
  * root_dir fd is closed once the mount exists.  @extra: more options, or

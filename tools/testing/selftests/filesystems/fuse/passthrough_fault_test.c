@@ -70,35 +70,6 @@
 
 /* Helpers */
 
-static int write_file(const char *path, const char *data, mode_t mode)
-{
-	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, mode);
-	size_t len = strlen(data);
-	ssize_t n = 0;
-
-	if (fd < 0)
-		return -1;
-	if (len)
-		n = write(fd, data, len);
-	close(fd);
-	return n == (ssize_t)len ? 0 : -1;
-}
-
-/* Up to @len - 1 bytes of a file, NUL terminated; -1 on error */
-static ssize_t read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	buf[0] = '\0';
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	buf[n < 0 ? 0 : n] = '\0';
-	return n;
-}
-
 /* The result of a call returning an fd, which is closed */
 static struct res rfd(long fd)
 {
@@ -107,32 +78,6 @@ static struct res rfd(long fd)
 	if (fd >= 0)
 		close(fd);
 	return r;
-}
-
-/* The names in @dir but "." and "..", sorted, one string */
-static int dir_names(const char *dir, char *buf, size_t len)
-{
-	struct dirent **ents;
-	size_t used = 0;
-	int n, i, count = 0;
-
-	buf[0] = '\0';
-	n = scandir(dir, &ents, NULL, alphasort);
-	if (n < 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		const char *d = ents[i]->d_name;
-
-		if (strcmp(d, ".") && strcmp(d, "..")) {
-			if (used < len)
-				used += snprintf(buf + used, len - used, "%s ",
-						 d);
-			count++;
-		}
-		free(ents[i]);
-	}
-	free(ents);
-	return count;
 }
 
 /* Show what a command wrote to @fd as harness comments */
@@ -496,7 +441,7 @@ TEST_F(ext4, erofs_remount_with_open_files)
 	char buf[16];
 	int op, kept;
 
-	ASSERT_EQ(0, write_file(LO("f"), "data", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("f"), "data", 0644));
 
 	/* A writer keeps the lower read-write: on the lower, then the mount */
 	expect_busy(_metadata, open(LO("f"), O_RDWR | O_CLOEXEC),
@@ -519,7 +464,7 @@ TEST_F(ext4, erofs_remount_with_open_files)
 			TH_LOG("%s through the mount: %ld (%s)", ro_what[op],
 			       m.ret, strerror(m.err));
 	}
-	EXPECT_EQ(4, read_file(MN("f"), buf, sizeof(buf)));
+	EXPECT_EQ(4, pt_read_file(MN("f"), buf, sizeof(buf)));
 	EXPECT_STREQ("data", buf);
 	memset(buf, 0, sizeof(buf));
 	EXPECT_EQ(4, pread(kept, buf, sizeof(buf) - 1, 0))
@@ -529,12 +474,12 @@ TEST_F(ext4, erofs_remount_with_open_files)
 
 	/* Read-write again */
 	ASSERT_EQ(0, remount_lower(false)) TH_LOG("%s", strerror(errno));
-	EXPECT_EQ(0, write_file(MN("f"), "again", 0644));
-	EXPECT_EQ(0, write_file(MN("g"), "new", 0644));
+	EXPECT_EQ(0, pt_write_file(MN("f"), "again", 0644));
+	EXPECT_EQ(0, pt_write_file(MN("g"), "new", 0644));
 	EXPECT_EQ(0, mkdir(MN("d"), 0755));
-	EXPECT_EQ(5, read_file(LO("f"), buf, sizeof(buf)));
+	EXPECT_EQ(5, pt_read_file(LO("f"), buf, sizeof(buf)));
 	EXPECT_STREQ("again", buf);
-	EXPECT_EQ(3, read_file(LO("g"), buf, sizeof(buf)));
+	EXPECT_EQ(3, pt_read_file(LO("g"), buf, sizeof(buf)));
 	EXPECT_STREQ("new", buf);
 
 	/* Nothing of the mount is left on the lower, which is clean */
@@ -612,8 +557,8 @@ TEST_F(pt, lower_lazily_unmounted)
 	struct stat st;
 	int fd, in, n;
 
-	ASSERT_EQ(0, write_file(LO("f"), "data", 0644));
-	n = dir_names(LO(""), before, sizeof(before));
+	ASSERT_EQ(0, pt_write_file(LO("f"), "data", 0644));
+	n = pt_dir_names(LO(""), before, sizeof(before));
 	ASSERT_LE(1, n);
 	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	ASSERT_LE(0, in);
@@ -636,15 +581,15 @@ TEST_F(pt, lower_lazily_unmounted)
 	EXPECT_EQ(0, fsync(fd)) TH_LOG("%s", strerror(errno));
 	ASSERT_EQ(0, stat(PT_MNT, &st)) TH_LOG("%s", strerror(errno));
 	EXPECT_TRUE(S_ISDIR(st.st_mode));
-	EXPECT_EQ(n, dir_names(PT_MNT, names, sizeof(names)));
+	EXPECT_EQ(n, pt_dir_names(PT_MNT, names, sizeof(names)));
 	EXPECT_STREQ(before, names);
-	EXPECT_EQ(0, write_file(MN("new"), "created", 0644))
+	EXPECT_EQ(0, pt_write_file(MN("new"), "created", 0644))
 		TH_LOG("%s", strerror(errno));
-	EXPECT_EQ(7, read_file(MN("new"), buf, sizeof(buf)));
+	EXPECT_EQ(7, pt_read_file(MN("new"), buf, sizeof(buf)));
 	EXPECT_STREQ("created", buf);
-	EXPECT_EQ(n + 1, dir_names(PT_MNT, names, sizeof(names)))
+	EXPECT_EQ(n + 1, pt_dir_names(PT_MNT, names, sizeof(names)))
 		TH_LOG("after creating \"new\": %s", names);
-	EXPECT_EQ(4, read_file(MN("f"), buf, sizeof(buf)));
+	EXPECT_EQ(4, pt_read_file(MN("f"), buf, sizeof(buf)));
 	EXPECT_STREQ("DATA", buf);
 	EXPECT_EQ(0, close(fd));
 	EXPECT_FALSE(got_unmount(in))

@@ -84,45 +84,11 @@ static int ccheck(bool ok, const char *fmt, ...)
 	return 1;
 }
 
-/* open(@path, @flags, @mode), then write @data */
-static int write_open(const char *path, int flags, const char *data,
-		      mode_t mode)
-{
-	int fd = open(path, flags | O_WRONLY | O_CLOEXEC, mode);
-	size_t len = strlen(data);
-	ssize_t n = 0;
-
-	if (fd < 0)
-		return -1;
-	if (len)
-		n = write(fd, data, len);
-	close(fd);
-	return n == (ssize_t)len ? 0 : -1;
-}
-
-#define write_file(path, data, mode) \
-	write_open(path, O_CREAT | O_TRUNC, data, mode)
-#define write_str(path, data)	write_open(path, 0, data, 0)
-
-/* Up to @len - 1 bytes of a file, NUL terminated; -1 on error */
-static ssize_t read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	buf[n < 0 ? 0 : n] = '\0';
-	return n;
-}
-
 /* A file with @data, owned by @uid:@uid, of mode @mode exactly */
 static int make_file(const char *path, const char *data, mode_t mode,
 		     uid_t uid)
 {
-	if (write_file(path, data, mode) || chown(path, uid, uid))
+	if (pt_write_file(path, data, mode) || chown(path, uid, uid))
 		return -1;
 	return chmod(path, mode);
 }
@@ -451,7 +417,7 @@ TEST_F(pt, poll_regular_file)
 	unsigned int i;
 	int fm, fl, rm, rl;
 
-	ASSERT_EQ(0, write_file(LO("f"), "data", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("f"), "data", 0644));
 	for (i = 0; i < ARRAY_SIZE(modes); i++) {
 		fm = open(MN("f"), modes[i] | O_CLOEXEC);
 		fl = open(LO("f"), modes[i] | O_CLOEXEC);
@@ -534,10 +500,10 @@ TEST_F(pt, open_checks_lower_with_mounter_creds)
 	/* The control: a mount by root with every capability */
 	ASSERT_EQ(0, pt_mount(PT_LOWER, M_FULL, NULL))
 		TH_LOG("mount: %s", strerror(errno));
-	EXPECT_EQ(6, read_file(M_FULL "/secret", buf, sizeof(buf)));
+	EXPECT_EQ(6, pt_read_file(M_FULL "/secret", buf, sizeof(buf)));
 	EXPECT_STREQ("s3cret", buf);
 	EXPECT_EQ(0, open_err(M_FULL "/d700", O_RDONLY | O_DIRECTORY));
-	EXPECT_EQ(1, read_file(M_FULL "/d700/x", buf, sizeof(buf)));
+	EXPECT_EQ(1, pt_read_file(M_FULL "/d700/x", buf, sizeof(buf)));
 	EXPECT_EQ(0, umount2(M_FULL, 0));
 }
 
@@ -555,7 +521,7 @@ TEST_F(pt, setfl_append_only_lower)
 	char buf[16] = "";
 	ssize_t n;
 
-	ASSERT_EQ(0, write_file(LO("f"), "0123456789", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("f"), "0123456789", 0644));
 	fd = open(MN("f"), O_WRONLY | O_APPEND | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	lfd = open(LO("f"), O_RDONLY | O_CLOEXEC);
@@ -648,7 +614,7 @@ static void hd_setup(struct __test_metadata *_metadata)
 	ASSERT_EQ(0, mount("tmpfs", PT_SCRATCH, "tmpfs", 0, "mode=1777"));
 	ASSERT_EQ(0, mkdir(PT_LOWER, 0755));
 	ASSERT_EQ(0, mkdir(PT_MNT, 0755));
-	ASSERT_EQ(0, write_file(LO("f"), "lower data", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("f"), "lower data", 0644));
 }
 
 /*
@@ -686,12 +652,12 @@ TEST_F(pt, suid_dropped_on_fallocate_copy)
 	struct stat sm, sl;
 	unsigned int i;
 
-	ASSERT_EQ(0, write_file(LO("src"), "data", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("src"), "data", 0644));
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
 		const char *names[3] = { "pub/m", "pub/l", ops[i] };
 
-		ASSERT_EQ(0, write_file(LO("pub/m"), "x", 0666));
-		ASSERT_EQ(0, write_file(LO("pub/l"), "x", 0666));
+		ASSERT_EQ(0, pt_write_file(LO("pub/m"), "x", 0666));
+		ASSERT_EQ(0, pt_write_file(LO("pub/l"), "x", 0666));
 		ASSERT_EQ(0, chmod(LO("pub/m"), 06777));
 		ASSERT_EQ(0, chmod(LO("pub/l"), 06777));
 		EXPECT_EQ(0, pt_as_user(NOBODY, modify_both, (void *)names))
@@ -806,7 +772,7 @@ static long long loop_sectors_written(int loopfd)
 	dev[n] = '\0';
 	snprintf(stat, sizeof(stat), "/sys/block/%s/stat",
 		 strrchr(dev, '/') + 1);
-	if (read_file(stat, buf, sizeof(buf)) <= 0 ||
+	if (pt_read_file(stat, buf, sizeof(buf)) <= 0 ||
 	    sscanf(buf, "%llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1],
 		   &f[2], &f[3], &f[4], &f[5], &f[6]) != 7)
 		return -1;
@@ -926,9 +892,9 @@ static int userns_fd_mount(const void *rootfd)
 	int dev[2], i, err, bad = 0;
 
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) ||
-	    write_str("/proc/self/setgroups", "deny") ||
-	    write_str("/proc/self/uid_map", "0 0 1") ||
-	    write_str("/proc/self/gid_map", "0 0 1"))
+	    pt_write_str("/proc/self/setgroups", "deny") ||
+	    pt_write_str("/proc/self/uid_map", "0 0 1") ||
+	    pt_write_str("/proc/self/gid_map", "0 0 1"))
 		return cfail(100, "user namespace");
 	dev[0] = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	dev[1] = open("/dev/fuse", O_RDWR | O_CLOEXEC);
@@ -1011,20 +977,20 @@ TEST(rename_stacked_no_lockdep)
 
 	ASSERT_EQ(0, mkdir(IN_M2("a"), 0755));
 	ASSERT_EQ(0, mkdir(IN_M2("b"), 0755));
-	ASSERT_EQ(0, write_file(IN_M2("a/f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(IN_M2("a/f"), "f", 0644));
 	EXPECT_EQ(0, rename(IN_M2("a/f"), IN_M2("b/f")));
 	EXPECT_EQ(0, renameat2(AT_FDCWD, IN_M2("b/f"), AT_FDCWD,
 			       IN_M2("a/g"), RENAME_NOREPLACE));
-	ASSERT_EQ(0, write_file(IN_M2("b/h"), "h", 0644));
+	ASSERT_EQ(0, pt_write_file(IN_M2("b/h"), "h", 0644));
 	EXPECT_EQ(0, renameat2(AT_FDCWD, IN_M2("a/g"), AT_FDCWD,
 			       IN_M2("b/h"), RENAME_EXCHANGE));
 
 	EXPECT_TRUE(before != 1 || lockdep_on() == 1)
 		TH_LOG("lockdep turned itself off in the renames: dmesg");
 	/* The lower: a/g has h's data, b/h has f's, nothing else is left */
-	EXPECT_EQ(1, read_file(LO("a/g"), buf, sizeof(buf)));
+	EXPECT_EQ(1, pt_read_file(LO("a/g"), buf, sizeof(buf)));
 	EXPECT_STREQ("h", buf);
-	EXPECT_EQ(1, read_file(LO("b/h"), buf, sizeof(buf)));
+	EXPECT_EQ(1, pt_read_file(LO("b/h"), buf, sizeof(buf)));
 	EXPECT_STREQ("f", buf);
 	EXPECT_EQ(ENOENT, open_err(LO("a/f"), O_RDONLY));
 	EXPECT_EQ(ENOENT, open_err(LO("b/f"), O_RDONLY));
@@ -1053,7 +1019,7 @@ TEST(stacked_sees_lower_rename)
 	EXPECT_EQ(0, stat(IN_M2("g"), &st));
 	EXPECT_EQ(lst.st_ino, st.st_ino);
 	/* And back, replacing: the name now holds the other inode */
-	ASSERT_EQ(0, write_file(LO("f"), "new", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("f"), "new", 0644));
 	ASSERT_EQ(0, stat(IN_M2("f"), &st));
 	ASSERT_EQ(0, rename(LO("g"), LO("f")));
 	EXPECT_EQ(0, stat(IN_M2("f"), &st));
@@ -1131,38 +1097,12 @@ static void *race_thread(void *arg)
 					close(fd);
 			}
 		} else {
-			race_note(write_str("/proc/sys/vm/drop_caches", "2"),
+			race_note(pt_write_str("/proc/sys/vm/drop_caches", "2"),
 				  "drop_caches", -1);
 			nanosleep(&pause, NULL);
 		}
 	}
 	return NULL;
-}
-
-/* The names in @dir but "." and "..", sorted, one string */
-static int dir_names(const char *dir, char *buf, size_t len)
-{
-	struct dirent **ents;
-	size_t used = 0;
-	int n, i, count = 0;
-
-	buf[0] = '\0';
-	n = scandir(dir, &ents, NULL, alphasort);
-	if (n < 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		const char *d = ents[i]->d_name;
-
-		if (strcmp(d, ".") && strcmp(d, "..")) {
-			if (used < len)
-				used += snprintf(buf + used, len - used, "%s ",
-						 d);
-			count++;
-		}
-		free(ents[i]);
-	}
-	free(ents);
-	return count;
 }
 
 TEST(race_rename_evict)
@@ -1190,7 +1130,7 @@ TEST(race_rename_evict)
 			 race.name[i]);
 		snprintf(race.mn[i], PATH_MAX, PT_MNT "/dir/%s", race.name[i]);
 		if (i % 2 == 0)
-			ASSERT_EQ(0, write_file(race.lo[i], "x", 0644));
+			ASSERT_EQ(0, pt_write_file(race.lo[i], "x", 0644));
 	}
 	ASSERT_EQ(0, pt_mount(PT_LOWER, PT_MNT, NULL))
 		TH_LOG("mount: %s", strerror(errno));
@@ -1219,8 +1159,8 @@ TEST(race_rename_evict)
 
 	/* The mount still works and shows what the lower has */
 	EXPECT_EQ(0, stat(PT_MNT, &sm));
-	EXPECT_EQ(4, dir_names(LO("dir"), lnames, sizeof(lnames)));
-	EXPECT_EQ(4, dir_names(MN("dir"), mnames, sizeof(mnames)));
+	EXPECT_EQ(4, pt_dir_names(LO("dir"), lnames, sizeof(lnames)));
+	EXPECT_EQ(4, pt_dir_names(MN("dir"), mnames, sizeof(mnames)));
 	EXPECT_STREQ(lnames, mnames);
 	for (i = 0; i < RACE_NAMES; i++) {
 		int l = lstat(race.lo[i], &sl), m = lstat(race.mn[i], &sm);

@@ -27,18 +27,6 @@
 #define ROUNDS		20
 #define TIMES		1000000L
 
-static int put_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
 static long get_long(const char *path)
 {
 	char buf[64] = "";
@@ -84,7 +72,7 @@ static int inj_attr(const struct injector *inj, const char *attr,
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/%s", inj->dir, attr);
-	return put_str(path, val);
+	return pt_write_str(path, val);
 }
 
 /* Arm @inj: fail every call it sees in a task marked make-it-fail */
@@ -93,11 +81,11 @@ static int inj_arm(const struct injector *inj, int probability)
 	char buf[32], path[PATH_MAX];
 
 	if (inj->func) {
-		if (put_str(DEBUGFS "/fail_function/inject", inj->func))
+		if (pt_write_str(DEBUGFS "/fail_function/inject", inj->func))
 			return -1;
 		snprintf(path, sizeof(path), "%s/%s/retval", inj->dir,
 			 inj->func);
-		if (put_str(path, inj->retval))
+		if (pt_write_str(path, inj->retval))
 			return -1;
 	} else {
 		if (inj_attr(inj, "ignore-gfp-wait", "N"))
@@ -128,7 +116,7 @@ static long inj_disarm(const struct injector *inj)
 	left = get_long(path);
 	inj_attr(inj, "probability", "0");
 	if (inj->func)
-		put_str(DEBUGFS "/fail_function/inject", "\n");
+		pt_write_str(DEBUGFS "/fail_function/inject", "\n");
 	return left < 0 ? -1 : TIMES - left;
 }
 
@@ -393,9 +381,11 @@ FIXTURE_VARIANT_ADD(inject, ext4) {
  */
 static void resident(void)
 {
-	volatile char stack[256 << 10];
+	char stack[256 << 10];
 
-	memset((char *)stack, 0, sizeof(stack));
+	memset(stack, 0, sizeof(stack));
+	/* Keep the compiler from dropping the stores */
+	__asm__ __volatile__("" : : "r"(stack) : "memory");
 	mlockall(MCL_CURRENT | MCL_FUTURE);
 }
 
@@ -474,8 +464,8 @@ TEST_F_TIMEOUT(inject, every_family, 600)
 				       strerror(errno));
 			for (r = 0; r < ROUNDS; r++) {
 				if (families[f].cold)
-					put_str("/proc/sys/vm/drop_caches",
-						"2");
+					pt_write_str("/proc/sys/vm/drop_caches",
+						     "2");
 				ASSERT_EQ(0, make_it_fail(true));
 				families[f].round(r);
 				ASSERT_EQ(0, make_it_fail(false));

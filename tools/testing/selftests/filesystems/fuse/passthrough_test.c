@@ -97,40 +97,12 @@ static int ccheck(bool ok, const char *fmt, ...)
 	return 1;
 }
 
-static int write_file(const char *path, const char *data, mode_t mode)
-{
-	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, mode);
-	size_t len = strlen(data);
-	ssize_t n = 0;
-
-	if (fd < 0)
-		return -1;
-	if (len)
-		n = write(fd, data, len);
-	close(fd);
-	return n == (ssize_t)len ? 0 : -1;
-}
-
-/* Up to @len - 1 bytes of a file, NUL terminated; -1 on error */
-static ssize_t read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	buf[n < 0 ? 0 : n] = '\0';
-	return n;
-}
-
 /* The same file contents at both paths (both may be missing) */
 static bool same_data(const char *a, const char *b)
 {
 	char da[4096], db[4096];
-	ssize_t na = read_file(a, da, sizeof(da));
-	ssize_t nb = read_file(b, db, sizeof(db));
+	ssize_t na = pt_read_file(a, da, sizeof(da));
+	ssize_t nb = pt_read_file(b, db, sizeof(db));
 
 	return na == nb && (na < 0 || !memcmp(da, db, na));
 }
@@ -404,7 +376,7 @@ static int opt_env(void)
 	    mount("tmpfs", SCRATCH, "tmpfs", 0, "mode=1777") ||
 	    mkdir(LOWER, 0755) || mkdir(MNT, 0755))
 		return -1;
-	return write_file(LO("f"), "lower data", 0644);
+	return pt_write_file(LO("f"), "lower data", 0644);
 }
 
 #define OPT_SETUP() do { \
@@ -480,10 +452,10 @@ TEST(opt_root_dir_closed_after_mount)
 	ASSERT_EQ(0, stat(MNT, &m));
 	ASSERT_EQ(0, stat(LOWER, &l));
 	EXPECT_EQ(l.st_ino, m.st_ino);
-	EXPECT_EQ(10, read_file(MN("f"), buf, sizeof(buf)));
+	EXPECT_EQ(10, pt_read_file(MN("f"), buf, sizeof(buf)));
 	EXPECT_STREQ("lower data", buf);
-	EXPECT_EQ(0, write_file(MN("new"), "via mount", 0600));
-	EXPECT_EQ(9, read_file(LO("new"), buf, sizeof(buf)));
+	EXPECT_EQ(0, pt_write_file(MN("new"), "via mount", 0600));
+	EXPECT_EQ(9, pt_read_file(LO("new"), buf, sizeof(buf)));
 	EXPECT_STREQ("via mount", buf);
 	EXPECT_EQ(-1, access(MN("proc"), F_OK));
 	close(other);
@@ -527,9 +499,9 @@ TEST(opt_fsconfig_root_dir)
 	EXPECT_EQ(l.st_ino, m.st_ino);
 	EXPECT_EQ(0, stat(SCRATCH "/mnt2/f", &m));
 	EXPECT_EQ(l.st_ino, m.st_ino);
-	EXPECT_EQ(0, write_file(SCRATCH "/mnt2/g", "two", 0644));
-	EXPECT_EQ(3, read_file(MN("g"), buf, sizeof(buf)));
-	EXPECT_EQ(3, read_file(LO("g"), buf, sizeof(buf)));
+	EXPECT_EQ(0, pt_write_file(SCRATCH "/mnt2/g", "two", 0644));
+	EXPECT_EQ(3, pt_read_file(MN("g"), buf, sizeof(buf)));
+	EXPECT_EQ(3, pt_read_file(LO("g"), buf, sizeof(buf)));
 }
 
 /* An fd that is not open: EBADF */
@@ -655,27 +627,15 @@ TEST(opt_stack_depth)
 		TH_LOG("m1: %s", strerror(errno));
 	ASSERT_EQ(0, pt_mount(SCRATCH "/m1", SCRATCH "/m2", NULL))
 		TH_LOG("m2 over m1: %s", strerror(errno));
-	EXPECT_EQ(10, read_file(SCRATCH "/m2/f", buf, sizeof(buf)));
-	EXPECT_EQ(0, write_file(SCRATCH "/m2/g", "m2", 0644));
-	EXPECT_EQ(2, read_file(LO("g"), buf, sizeof(buf)));
-	EXPECT_EQ(2, read_file(SCRATCH "/m1/g", buf, sizeof(buf)));
+	EXPECT_EQ(10, pt_read_file(SCRATCH "/m2/f", buf, sizeof(buf)));
+	EXPECT_EQ(0, pt_write_file(SCRATCH "/m2/g", "m2", 0644));
+	EXPECT_EQ(2, pt_read_file(LO("g"), buf, sizeof(buf)));
+	EXPECT_EQ(2, pt_read_file(SCRATCH "/m1/g", buf, sizeof(buf)));
 
 	EXPECT_EQ(-1, pt_mount(SCRATCH "/m2", SCRATCH "/m3", NULL));
 	EXPECT_EQ(ELOOP, errno);
 	EXPECT_OPT_FAIL(SCRATCH "/m2", steps, "root_dir=%1$d,no_daemon", ELOOP,
 			0, "root_dir: maximum fs stacking depth exceeded");
-}
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
 /*
@@ -693,9 +653,9 @@ static int userns_child(int fd)
 	};
 
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) ||
-	    write_str("/proc/self/setgroups", "deny") ||
-	    write_str("/proc/self/uid_map", "0 0 1") ||
-	    write_str("/proc/self/gid_map", "0 0 1")) {
+	    pt_write_str("/proc/self/setgroups", "deny") ||
+	    pt_write_str("/proc/self/uid_map", "0 0 1") ||
+	    pt_write_str("/proc/self/gid_map", "0 0 1")) {
 		fprintf(stderr, "# userns setup: %s\n", strerror(errno));
 		return 3;
 	}
@@ -792,9 +752,9 @@ static int make_nodes(void)
 
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	if (write_file(LO("f"), big, 0640) || chown(LO("f"), 1234, 5678) ||
+	if (pt_write_file(LO("f"), big, 0640) || chown(LO("f"), 1234, 5678) ||
 	    mkdir(LO("d"), 0705) || mkdir(LO("d/s"), 0755) ||
-	    write_file(LO("d/x"), "x", 0644) || chown(LO("d"), 2000, 2001) ||
+	    pt_write_file(LO("d/x"), "x", 0644) || chown(LO("d"), 2000, 2001) ||
 	    symlink("f", LO("l")) || lchown(LO("l"), 3000, 3001) ||
 	    mkfifo(LO("p"), 0620) || chown(LO("p"), 4000, 4001) ||
 	    mknod(LO("c"), S_IFCHR | 0604, makedev(1, 3)))
@@ -917,21 +877,21 @@ TEST_F(pt, lower_create_after_negative)
 	EXPECT_EQ(-1, stat(MN("dd/z"), &st));
 	EXPECT_EQ(-1, stat(MN("dd"), &st));
 
-	ASSERT_EQ(0, write_file(LO("x"), "fresh", 0644));
-	ASSERT_EQ(0, write_file(LO("y"), "why", 0600));
+	ASSERT_EQ(0, pt_write_file(LO("x"), "fresh", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("y"), "why", 0600));
 	ASSERT_EQ(0, mkdir(LO("dd"), 0755));
-	ASSERT_EQ(0, write_file(LO("dd/z"), "zed", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("dd/z"), "zed", 0644));
 
 	EXPECT_MIRROR("x");
-	EXPECT_EQ(5, read_file(MN("x"), buf, sizeof(buf)));
+	EXPECT_EQ(5, pt_read_file(MN("x"), buf, sizeof(buf)));
 	EXPECT_STREQ("fresh", buf);
 	/* Not a stale negative entry: O_EXCL sees the new file */
 	EXPECT_EQ(-1, open(MN("y"), O_CREAT | O_EXCL | O_WRONLY, 0644));
 	EXPECT_EQ(EEXIST, errno);
-	EXPECT_EQ(3, read_file(MN("y"), buf, sizeof(buf)));
+	EXPECT_EQ(3, pt_read_file(MN("y"), buf, sizeof(buf)));
 	EXPECT_MIRROR("dd");
 	EXPECT_MIRROR("dd/z");
-	EXPECT_EQ(3, read_file(MN("dd/z"), buf, sizeof(buf)));
+	EXPECT_EQ(3, pt_read_file(MN("dd/z"), buf, sizeof(buf)));
 	EXPECT_STREQ("zed", buf);
 }
 
@@ -942,11 +902,11 @@ TEST_F(pt, lower_unlink_rename)
 	char buf[64];
 	int fd;
 
-	ASSERT_EQ(0, write_file(LO("a"), "aaa", 0644));
-	ASSERT_EQ(0, write_file(LO("b"), "bbbb", 0644));
-	ASSERT_EQ(0, write_file(LO("c"), "c", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("a"), "aaa", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("b"), "bbbb", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("c"), "c", 0644));
 	ASSERT_EQ(0, mkdir(LO("d1"), 0755));
-	ASSERT_EQ(0, write_file(LO("d1/f"), "in d1", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("d1/f"), "in d1", 0644));
 	ASSERT_EQ(0, stat(MN("a"), &sa));
 	ASSERT_EQ(0, stat(MN("b"), &sb));
 	ASSERT_EQ(0, stat(MN("c"), &st));
@@ -974,14 +934,14 @@ TEST_F(pt, lower_unlink_rename)
 	ASSERT_EQ(0, rename(LO("b2"), LO("c")));
 	EXPECT_EQ(0, stat(MN("c"), &st));
 	EXPECT_EQ(sb.st_ino, st.st_ino);
-	EXPECT_EQ(4, read_file(MN("c"), buf, sizeof(buf)));
+	EXPECT_EQ(4, pt_read_file(MN("c"), buf, sizeof(buf)));
 	EXPECT_STREQ("bbbb", buf);
 	EXPECT_MIRROR("c");
 
 	/* a directory renamed, and one replaced */
 	ASSERT_EQ(0, rename(LO("d1"), LO("d2")));
 	EXPECT_EQ(-1, stat(MN("d1/f"), &st));
-	EXPECT_EQ(5, read_file(MN("d2/f"), buf, sizeof(buf)));
+	EXPECT_EQ(5, pt_read_file(MN("d2/f"), buf, sizeof(buf)));
 	ASSERT_EQ(0, mkdir(LO("d1"), 0700));
 	EXPECT_MIRROR("d1");
 	EXPECT_EQ(-1, stat(MN("d1/f"), &st));
@@ -1001,7 +961,7 @@ TEST_F(pt, lower_setattr_seen)
 	struct stat st;
 	int fd;
 
-	ASSERT_EQ(0, write_file(LO("f"), "0123456789", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("f"), "0123456789", 0644));
 	ASSERT_EQ(0, mkdir(LO("d"), 0755));
 	fd = open(MN("f"), O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
@@ -1088,8 +1048,8 @@ TEST_F(pt, setattr_mode_owner)
 	struct stat st;
 
 	ASSERT_EQ(0, make_twins());
-	ASSERT_EQ(0, write_file(T("f"), "f", 0644));
-	ASSERT_EQ(0, write_file(U("f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(T("f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(U("f"), "f", 0644));
 	ASSERT_EQ(0, mkdir(T("d"), 0755));
 	ASSERT_EQ(0, mkdir(U("d"), 0755));
 
@@ -1121,11 +1081,11 @@ TEST_F(pt, setattr_mode_owner)
 	EXPECT_MIRROR("t/d");
 
 	/* As uid 65534 */
-	ASSERT_EQ(0, write_file(LO("pub/own"), "", 0600));
+	ASSERT_EQ(0, pt_write_file(LO("pub/own"), "", 0600));
 	ASSERT_EQ(0, chown(LO("pub/own"), NOBODY, NOBODY));
-	ASSERT_EQ(0, write_file(LO("pub/own0"), "", 0600));
+	ASSERT_EQ(0, pt_write_file(LO("pub/own0"), "", 0600));
 	ASSERT_EQ(0, chown(LO("pub/own0"), NOBODY, 0));
-	ASSERT_EQ(0, write_file(LO("pub/root"), "", 0666));
+	ASSERT_EQ(0, pt_write_file(LO("pub/root"), "", 0666));
 	ASSERT_EQ(0, chmod(LO("pub/root"), 0666));
 	EXPECT_AS_NOBODY(setattr_nobody, NULL);
 	EXPECT_EQ(0, stat(LO("pub/own"), &st));
@@ -1146,8 +1106,8 @@ TEST_F(pt, setattr_size)
 	int fm, fl;
 
 	ASSERT_EQ(0, make_twins());
-	ASSERT_EQ(0, write_file(T("f"), "0123456789", 0644));
-	ASSERT_EQ(0, write_file(U("f"), "0123456789", 0644));
+	ASSERT_EQ(0, pt_write_file(T("f"), "0123456789", 0644));
+	ASSERT_EQ(0, pt_write_file(U("f"), "0123456789", 0644));
 	ASSERT_EQ(0, mkdir(T("d"), 0755));
 	ASSERT_EQ(0, mkdir(U("d"), 0755));
 
@@ -1221,7 +1181,7 @@ TEST_F(pt, setattr_times)
 	struct timespec before, after;
 	struct stat m, l;
 
-	ASSERT_EQ(0, write_file(LO("f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("f"), "f", 0644));
 	ASSERT_EQ(0, symlink("f", LO("l")));
 
 	ASSERT_EQ(0, utimensat(AT_FDCWD, MN("f"), times_a, 0));
@@ -1260,9 +1220,9 @@ TEST_F(pt, setattr_times)
 	EXPECT_NE(times_a[1].tv_sec, m.st_mtim.tv_sec);
 
 	/* As uid 65534, on root's files */
-	ASSERT_EQ(0, write_file(LO("w"), "w", 0666));
+	ASSERT_EQ(0, pt_write_file(LO("w"), "w", 0666));
 	ASSERT_EQ(0, chmod(LO("w"), 0666));
-	ASSERT_EQ(0, write_file(LO("r"), "r", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("r"), "r", 0644));
 	ASSERT_EQ(0, utimensat(AT_FDCWD, LO("r"), times_a, 0));
 	EXPECT_AS_NOBODY(times_nobody, NULL);
 	ASSERT_EQ(0, stat(LO("r"), &l));
@@ -1326,8 +1286,8 @@ TEST_F(pt, setattr_suid_dropped_on_write)
 
 		snprintf(m, sizeof(m), "pub/%s_m", c[i].name);
 		snprintf(l, sizeof(l), "pub/%s_l", c[i].name);
-		ASSERT_EQ(0, write_file(LO(m), "data", 0600));
-		ASSERT_EQ(0, write_file(LO(l), "data", 0600));
+		ASSERT_EQ(0, pt_write_file(LO(m), "data", 0600));
+		ASSERT_EQ(0, pt_write_file(LO(l), "data", 0600));
 		ASSERT_EQ(0, chown(LO(m), c[i].owner, c[i].owner));
 		ASSERT_EQ(0, chown(LO(l), c[i].owner, c[i].owner));
 		ASSERT_EQ(0, chmod(LO(m), c[i].mode));
@@ -1390,7 +1350,7 @@ static int make_perm_nodes(void)
 	for (i = 0; i < ARRAY_SIZE(n); i++) {
 		const char *p = LO(n[i].name);
 
-		if (S_ISDIR(n[i].mode) ? mkdir(p, 0) : write_file(p, "sec", 0))
+		if (S_ISDIR(n[i].mode) ? mkdir(p, 0) : pt_write_file(p, "sec", 0))
 			return -1;
 		if (chown(p, n[i].uid, n[i].gid) ||
 		    chmod(p, n[i].mode & 07777))
@@ -1469,9 +1429,9 @@ static int no_leak(void *arg)
 } while (0)
 #define P(rel) path_in(R, rel)
 
-	BOTH_FAIL("read r600", rs(read_file(P("r600"), buf, sizeof(buf))));
-	BOTH_FAIL("read d700/f", rs(read_file(P("d700/f"), buf, sizeof(buf))));
-	BOTH_FAIL("read d755/f", rs(read_file(P("d755/f"), buf, sizeof(buf))));
+	BOTH_FAIL("read r600", rs(pt_read_file(P("r600"), buf, sizeof(buf))));
+	BOTH_FAIL("read d700/f", rs(pt_read_file(P("d700/f"), buf, sizeof(buf))));
+	BOTH_FAIL("read d755/f", rs(pt_read_file(P("d755/f"), buf, sizeof(buf))));
 	BOTH_FAIL("write r644", rfd(open(P("r644"), O_WRONLY)));
 	BOTH_FAIL("O_TRUNC r644", rfd(open(P("r644"), O_RDONLY | O_TRUNC)));
 	BOTH_FAIL("truncate r644", rs(truncate(P("r644"), 0)));
@@ -1536,8 +1496,8 @@ TEST_F(pt, access_no_leak)
 	EXPECT_AS_NOBODY(no_leak, NULL);
 	snapshot(LOWER, after, sizeof(after));
 	EXPECT_STREQ(before, after);
-	EXPECT_EQ(3, read_file(LO("d1777/f"), buf, sizeof(buf)));
-	EXPECT_EQ(3, read_file(LO("r644"), buf, sizeof(buf)));
+	EXPECT_EQ(3, pt_read_file(LO("d1777/f"), buf, sizeof(buf)));
+	EXPECT_EQ(3, pt_read_file(LO("r644"), buf, sizeof(buf)));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1784,8 +1744,8 @@ TEST_F(pt, mkdir_rmdir_unlink)
 	struct stat st;
 
 	ASSERT_EQ(0, make_twins());
-	ASSERT_EQ(0, write_file(T("f"), "f", 0644));
-	ASSERT_EQ(0, write_file(U("f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(T("f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(U("f"), "f", 0644));
 
 	TWIN("mkdir", rs(mkdir(P("d"), 0750)));
 	TWIN("mkdir EEXIST", rs(mkdir(P("d"), 0750)));
@@ -1830,11 +1790,11 @@ static int make_rename_trees(void)
 	for (i = 0; i < 2; i++) {
 		const char *R = roots[i];
 
-		if (mkdir(R, 0755) || write_file(P("f1"), "one", 0644) ||
-		    write_file(P("f2"), "two", 0644) ||
-		    mkdir(P("d1"), 0755) || write_file(P("d1/a"), "a", 0644) ||
+		if (mkdir(R, 0755) || pt_write_file(P("f1"), "one", 0644) ||
+		    pt_write_file(P("f2"), "two", 0644) ||
+		    mkdir(P("d1"), 0755) || pt_write_file(P("d1/a"), "a", 0644) ||
 		    mkdir(P("d2"), 0755) || mkdir(P("d3"), 0755) ||
-		    write_file(P("d3/b"), "b", 0644) ||
+		    pt_write_file(P("d3/b"), "b", 0644) ||
 		    link(P("f2"), P("h2")))
 			return -1;
 	}
@@ -1851,7 +1811,7 @@ TEST_F(pt, rename_overwrite)
 	ASSERT_EQ(0, stat(LO("t/f1"), &before));
 
 	TWIN("file over file", rs(rename(P("f1"), P("f2"))));
-	EXPECT_EQ(3, read_file(LO("t/f2"), buf, sizeof(buf)));
+	EXPECT_EQ(3, pt_read_file(LO("t/f2"), buf, sizeof(buf)));
 	EXPECT_STREQ("one", buf);
 	EXPECT_EQ(0, stat(MN("t/f2"), &st));
 	EXPECT_EQ(before.st_ino, st.st_ino);
@@ -1860,7 +1820,7 @@ TEST_F(pt, rename_overwrite)
 	EXPECT_MIRROR("t/h2");
 
 	TWIN("dir over empty dir", rs(rename(P("d1"), P("d2"))));
-	EXPECT_EQ(1, read_file(MN("t/d2/a"), buf, sizeof(buf)));
+	EXPECT_EQ(1, pt_read_file(MN("t/d2/a"), buf, sizeof(buf)));
 	TWIN("dir over non-empty dir", rs(rename(P("d2"), P("d3"))));
 	TWIN("file over dir", rs(rename(P("f2"), P("d3"))));
 	TWIN("dir over file", rs(rename(P("d3"), P("f2"))));
@@ -1893,24 +1853,24 @@ TEST_F(pt, rename_noreplace_exchange)
 	TWIN("NOREPLACE onto a dir", RN2("d1", "d2", RENAME_NOREPLACE));
 	TWIN("NOREPLACE", RN2("f1", "new", RENAME_NOREPLACE));
 	EXPECT_EQ(-1, stat(MN("t/f1"), &st));
-	EXPECT_EQ(3, read_file(MN("t/new"), buf, sizeof(buf)));
+	EXPECT_EQ(3, pt_read_file(MN("t/new"), buf, sizeof(buf)));
 
 	TWIN("EXCHANGE files", RN2("new", "f2", RENAME_EXCHANGE));
-	EXPECT_EQ(3, read_file(LO("t/new"), buf, sizeof(buf)));
+	EXPECT_EQ(3, pt_read_file(LO("t/new"), buf, sizeof(buf)));
 	EXPECT_STREQ("two", buf);
-	EXPECT_EQ(3, read_file(LO("t/f2"), buf, sizeof(buf)));
+	EXPECT_EQ(3, pt_read_file(LO("t/f2"), buf, sizeof(buf)));
 	EXPECT_STREQ("one", buf);
-	EXPECT_EQ(3, read_file(MN("t/f2"), buf, sizeof(buf)));
+	EXPECT_EQ(3, pt_read_file(MN("t/f2"), buf, sizeof(buf)));
 	EXPECT_STREQ("one", buf);
 	EXPECT_MIRROR("t/f2");
 	EXPECT_MIRROR("t/new");
 
 	TWIN("EXCHANGE file and dir", RN2("f2", "d1", RENAME_EXCHANGE));
 	EXPECT_TRUE(S_ISDIR((stat(MN("t/f2"), &st), st.st_mode)));
-	EXPECT_EQ(1, read_file(MN("t/f2/a"), buf, sizeof(buf)));
-	EXPECT_EQ(3, read_file(MN("t/d1"), buf, sizeof(buf)));
+	EXPECT_EQ(1, pt_read_file(MN("t/f2/a"), buf, sizeof(buf)));
+	EXPECT_EQ(3, pt_read_file(MN("t/d1"), buf, sizeof(buf)));
 	TWIN("EXCHANGE dirs", RN2("d2", "d3", RENAME_EXCHANGE));
-	EXPECT_EQ(1, read_file(MN("t/d2/b"), buf, sizeof(buf)));
+	EXPECT_EQ(1, pt_read_file(MN("t/d2/b"), buf, sizeof(buf)));
 	TWIN("EXCHANGE with a missing name", RN2("new", "none",
 						 RENAME_EXCHANGE));
 	TWIN("EXCHANGE | NOREPLACE", RN2("new", "h2",
@@ -1932,7 +1892,7 @@ TEST_F(pt, rename_exdev)
 	char buf[16];
 	struct stat st;
 
-	ASSERT_EQ(0, write_file(LO("f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("f"), "f", 0644));
 	ASSERT_EQ(0, mkdir(LO("d"), 0755));
 	ASSERT_EQ(0, pt_mount_or_bind(LOWER, MNT2)) TH_LOG("%s", strerror(errno));
 
@@ -1957,7 +1917,7 @@ TEST_F(pt, rename_exdev)
 	/* Within the second mount it works, and the first one sees it */
 	EXPECT_EQ(0, rename(MNT2 "/f", MNT2 "/d/g"));
 	EXPECT_EQ(-1, stat(MN("f"), &st));
-	EXPECT_EQ(1, read_file(MN("d/g"), buf, sizeof(buf)));
+	EXPECT_EQ(1, pt_read_file(MN("d/g"), buf, sizeof(buf)));
 	EXPECT_MIRROR("d/g");
 }
 
@@ -1970,8 +1930,8 @@ TEST_F(pt, link_symlink)
 	memset(long_target, 'a', sizeof(long_target) - 1);
 	long_target[sizeof(long_target) - 1] = '\0';
 	ASSERT_EQ(0, make_twins());
-	ASSERT_EQ(0, write_file(T("f"), "data", 0644));
-	ASSERT_EQ(0, write_file(U("f"), "data", 0644));
+	ASSERT_EQ(0, pt_write_file(T("f"), "data", 0644));
+	ASSERT_EQ(0, pt_write_file(U("f"), "data", 0644));
 	ASSERT_EQ(0, mkdir(T("d"), 0755));
 	ASSERT_EQ(0, mkdir(U("d"), 0755));
 
@@ -2018,7 +1978,7 @@ TEST_F(pt, link_symlink)
 	EXPECT_STREQ(l, m);
 	EXPECT_EQ(2999, readlink(MN("t/ls"), m, sizeof(m)));
 	EXPECT_STREQ(long_target, m);
-	EXPECT_EQ(4, read_file(MN("t/s2"), m, sizeof(m)));
+	EXPECT_EQ(4, pt_read_file(MN("t/s2"), m, sizeof(m)));
 	EXPECT_STREQ("data", m);
 	EXPECT_MIRROR("t/s");
 	EXPECT_MIRROR("t/ls");
@@ -2054,7 +2014,7 @@ TEST_F(pt, tmpfile_linkat)
 			    AT_SYMLINK_FOLLOW));
 	EXPECT_EQ(0, fstat(fm, &sm));
 	EXPECT_EQ(1, sm.st_nlink);
-	EXPECT_EQ(5, read_file(LO("t/a"), buf, sizeof(buf)));
+	EXPECT_EQ(5, pt_read_file(LO("t/a"), buf, sizeof(buf)));
 	EXPECT_STREQ("tmp 1", buf);
 	ASSERT_EQ(0, stat(LO("t/a"), &sl));
 	EXPECT_EQ(sl.st_ino, sm.st_ino);
@@ -2100,7 +2060,7 @@ TEST_F(pt, erofs_lower)
 	char buf[16];
 	int i, j, n = 0;
 
-	ASSERT_EQ(0, write_file(LO("f"), "data", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("f"), "data", 0644));
 	ASSERT_EQ(0, mkdir(LO("d"), 0755));
 	ASSERT_EQ(0, mkdir(ROB, 0755));
 	ASSERT_EQ(0, mount(LOWER, ROB, NULL, MS_BIND, NULL));
@@ -2138,12 +2098,12 @@ TEST_F(pt, erofs_lower)
 			       strerror(r[0][j].err));
 		EXPECT_EQ(r[1][j].err, r[0][j].err) TH_LOG("op #%d", j);
 	}
-	EXPECT_EQ(4, read_file(ROM "/f", buf, sizeof(buf)));
+	EXPECT_EQ(4, pt_read_file(ROM "/f", buf, sizeof(buf)));
 	EXPECT_STREQ("data", buf);
 	EXPECT_EQ(-1, access(LO("new"), F_OK));
 	/* The lower itself stays writable through the other mount */
-	EXPECT_EQ(0, write_file(MN("g"), "rw", 0644));
-	EXPECT_EQ(2, read_file(ROM "/g", buf, sizeof(buf)));
+	EXPECT_EQ(0, pt_write_file(MN("g"), "rw", 0644));
+	EXPECT_EQ(2, pt_read_file(ROM "/g", buf, sizeof(buf)));
 }
 
 /* Write 64 KiB chunks until an error; returns its errno */
@@ -2187,15 +2147,15 @@ TEST_F(pt, enospc_lower)
 	EXPECT_EQ(fl.f_bfree, fm.f_bfree);
 	EXPECT_EQ(fl.f_bavail, fm.f_bavail);
 	EXPECT_GE(1, fm.f_bavail);
-	SAME("write a page", rs(write_file(SMNT "/m", page, 0644)),
-	     rs(write_file(SMALL "/l", page, 0644)));
+	SAME("write a page", rs(pt_write_file(SMNT "/m", page, 0644)),
+	     rs(pt_write_file(SMALL "/l", page, 0644)));
 	EXPECT_EQ(ENOSPC, fill_up(SMNT "/m"));
 	EXPECT_EQ(ENOSPC, fill_up(SMALL "/l"));
 
 	/* Freed through the mount, the space can be used again */
 	EXPECT_EQ(0, unlink(SMNT "/fill"));
 	EXPECT_EQ(-1, access(SMALL "/fill", F_OK));
-	EXPECT_EQ(0, write_file(SMNT "/again", page, 0644));
+	EXPECT_EQ(0, pt_write_file(SMNT "/again", page, 0644));
 	EXPECT_EQ(0, statfs(SMNT, &fm));
 	EXPECT_EQ(0, statfs(SMALL, &fl));
 	EXPECT_EQ(fl.f_bfree, fm.f_bfree);
@@ -2229,8 +2189,8 @@ TEST_F(pt, statfs_mirror)
 	int fd;
 
 	ASSERT_EQ(0, mkdir(LO("d"), 0755));
-	ASSERT_EQ(0, write_file(LO("d/f"), "f", 0644));
-	ASSERT_EQ(0, write_file(LO("f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("d/f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("f"), "f", 0644));
 	for (i = 0; i < ARRAY_SIZE(at); i++) {
 		ASSERT_EQ(0, statfs(MN(at[i]), &m));
 		ASSERT_EQ(0, statfs(LO(at[i]), &l));
@@ -2268,7 +2228,7 @@ TEST_F(pt, name_to_handle_eopnotsupp)
 	int mnt_id, fd, ret;
 
 	ASSERT_NE(NULL, h);
-	ASSERT_EQ(0, write_file(LO("f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("f"), "f", 0644));
 	ASSERT_EQ(0, mkdir(LO("d"), 0755));
 	for (i = 0; i < ARRAY_SIZE(at); i++) {
 		h->handle_bytes = MAX_HANDLE_SZ;
@@ -2359,7 +2319,7 @@ TEST_F(pt, xattr_user_trusted)
 
 	memset(big, 0, sizeof(big));
 	memset(big + 100, 'b', 1000);
-	ASSERT_EQ(0, write_file(LO("f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("f"), "f", 0644));
 	ASSERT_EQ(0, mkdir(LO("d"), 0755));
 	ASSERT_EQ(0, symlink("f", LO("s")));
 
@@ -2461,9 +2421,9 @@ TEST_F(pt, xattr_permissions)
 {
 	char v[16];
 
-	ASSERT_EQ(0, write_file(LO("f"), "f", 0644));
-	ASSERT_EQ(0, write_file(LO("p"), "p", 0600));
-	ASSERT_EQ(0, write_file(LO("pub/o"), "o", 0600));
+	ASSERT_EQ(0, pt_write_file(LO("f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("p"), "p", 0600));
+	ASSERT_EQ(0, pt_write_file(LO("pub/o"), "o", 0600));
 	ASSERT_EQ(0, chown(LO("pub/o"), NOBODY, NOBODY));
 	ASSERT_EQ(0, setxattr(LO("f"), "trusted.t", "tee", 3, 0));
 	ASSERT_EQ(0, setxattr(LO("f"), "user.a", "alpha", 5, 0));
@@ -2522,15 +2482,15 @@ static int acl_try(void *arg)
 	char buf[16];
 	int bad = 0;
 
-	bad += cdiff("read", rs(read_file(MN("sec"), buf, sizeof(buf))),
-		     rs(read_file(LO("sec"), buf, sizeof(buf))));
+	bad += cdiff("read", rs(pt_read_file(MN("sec"), buf, sizeof(buf))),
+		     rs(pt_read_file(LO("sec"), buf, sizeof(buf))));
 	bad += cdiff("write", rfd(open(MN("sec"), O_WRONLY)),
 		     rfd(open(LO("sec"), O_WRONLY)));
 	bad += cdiff("access R_OK", rs(access(MN("sec"), R_OK)),
 		     rs(access(LO("sec"), R_OK)));
 	if (bad)
 		return 100 + bad;
-	return (read_file(MN("sec"), buf, sizeof(buf)) == 6 ? 1 : 0) |
+	return (pt_read_file(MN("sec"), buf, sizeof(buf)) == 6 ? 1 : 0) |
 	       (access(MN("sec"), W_OK) == 0 ? 2 : 0);
 }
 
@@ -2542,7 +2502,7 @@ TEST_F(pt, acl_access)
 	struct stat st;
 	ssize_t n;
 
-	ASSERT_EQ(0, write_file(LO("sec"), "secret", 0600));
+	ASSERT_EQ(0, pt_write_file(LO("sec"), "secret", 0600));
 	EXPECT_EQ(0, pt_as_user(NOBODY, acl_try, NULL));
 
 	ASSERT_EQ(0, setxattr(MN("sec"), ACL_ACCESS, blob, len, 0))
@@ -2585,7 +2545,7 @@ static int acl_default_nobody(void *arg)
 {
 	return cdiff("write t/f", rfd(open(T("f"), O_WRONLY)),
 		     rfd(open(U("f"), O_WRONLY))) +
-	       ccheck(write_file(T("f"), "w", 0) == 0, "write t/f: %s",
+	       ccheck(pt_write_file(T("f"), "w", 0) == 0, "write t/f: %s",
 		      strerror(errno)) +
 	       cdiff("create in t/sub",
 		     rfd(open(T("sub/n"), O_CREAT | O_WRONLY, 0666)),
@@ -2685,8 +2645,8 @@ TEST_F(pt, fileattr_flags)
 	int fm, fl, vm = 0, vl = 0, wm;
 
 	ASSERT_EQ(0, make_twins());
-	ASSERT_EQ(0, write_file(T("f"), "f", 0644));
-	ASSERT_EQ(0, write_file(U("f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(T("f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(U("f"), "f", 0644));
 	ASSERT_EQ(0, open2(MN("t/f"), LO("u/f"), O_RDONLY, &fm, &fl));
 
 	SAME_IOCTL("GETFLAGS", fm, fl, FS_IOC_GETFLAGS, &vm, &vl);
@@ -2784,8 +2744,8 @@ TEST_F(pt, fileattr_fsxattr)
 	int fm, fl, wm, vm = 0, vl = 0;
 
 	ASSERT_EQ(0, make_twins());
-	ASSERT_EQ(0, write_file(T("f"), "f", 0644));
-	ASSERT_EQ(0, write_file(U("f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(T("f"), "f", 0644));
+	ASSERT_EQ(0, pt_write_file(U("f"), "f", 0644));
 	ASSERT_EQ(0, open2(MN("t/f"), LO("u/f"), O_RDONLY, &fm, &fl));
 	wm = open(LO("t/f"), O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, wm);
