@@ -251,7 +251,7 @@ static int fuse_bpf_inode_set(struct inode *inode, void *data)
  * depth of the filesystem below, fixed at mount (FUSE_INIT may raise our
  * own depth later, a mount above may have come before it).
  */
-static int fuse_bpf_lockdep_level(struct super_block *lower_sb)
+static int __maybe_unused fuse_bpf_lockdep_level(struct super_block *lower_sb)
 {
 	return clamp(lower_sb->s_stack_depth, 0, FILESYSTEM_MAX_STACK_DEPTH - 1);
 }

@@ -86,22 +86,27 @@ bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,
  * A dentry of a backed directory is valid while the lower directory still
  * has the same inode (or none) under that name.  The common case, the
  * lower dentry of the inode itself still sitting under that name, is
- * checked without blocking, with both names held still by their d_lock.
+ * checked without blocking: the lower name under its d_lock, ours as the
+ * dcache's own RCU lookup reads it, with no lock and no store: the name
+ * pointer once, its bytes up to the lower name's length and the NUL that
+ * ends every dentry name (so no read past its end), inside a d_seq read
+ * section that a racing d_move() makes fail.
  */
 static bool fuse_bpf_same_name(struct dentry *entry, struct dentry *lower,
 			       struct dentry *lower_parent)
 {
+	unsigned int seq = raw_seqcount_begin(&entry->d_seq);
+	const unsigned char *cs = READ_ONCE(entry->d_name.name);
+	unsigned int i;
 	bool same;
 
-	spin_lock(&entry->d_lock);
-	spin_lock_nested(&lower->d_lock, DENTRY_D_LOCK_NESTED);
-	same = !d_unhashed(lower) && lower->d_parent == lower_parent &&
-	       lower->d_name.len == entry->d_name.len &&
-	       !memcmp(lower->d_name.name, entry->d_name.name,
-		       entry->d_name.len);
+	spin_lock(&lower->d_lock);
+	same = !d_unhashed(lower) && lower->d_parent == lower_parent;
+	for (i = 0; same && i < lower->d_name.len; i++)
+		same = cs[i] == lower->d_name.name[i];
+	same = same && !cs[i];
 	spin_unlock(&lower->d_lock);
-	spin_unlock(&entry->d_lock);
-	return same;
+	return same && !read_seqcount_retry(&entry->d_seq, seq);
 }
 
 /* Look the name up again in the lower directory: ref-walk only */
