@@ -106,8 +106,11 @@ static inline int pt_loop_attach(const char *img, char *dev, size_t devlen)
 	return fd;
 }
 
-/* Make an empty ext4 image of @size_mb MiB at @img with mkfs.ext4 */
-static inline int pt_mkfs_ext4(const char *img, int size_mb)
+/*
+ * Make an empty ext4 image of @size_mb MiB at @img with mkfs.ext4 @opts
+ * (NULL: no journal, the usual lower)
+ */
+static inline int pt_mkfs_ext4(const char *img, int size_mb, const char *opts)
 {
 	char cmd[PATH_MAX + 128];
 	int fd;
@@ -120,8 +123,8 @@ static inline int pt_mkfs_ext4(const char *img, int size_mb)
 		return -1;
 	}
 	close(fd);
-	snprintf(cmd, sizeof(cmd),
-		 "mkfs.ext4 -q -F -b 4096 -I 256 -O ^has_journal %s", img);
+	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F -b 4096 -I 256 %s %s",
+		 opts ? opts : "-O ^has_journal", img);
 	return pt_run(cmd) ? -1 : 0;
 }
 
@@ -177,7 +180,7 @@ static inline void pt_ext4_template(int size_mb)
 		return;
 	snprintf(img, sizeof(img), PT_SCRATCH "/pt_ext4.%d.img",
 		 getpid());
-	if (!pt_mkfs_ext4(img, size_mb)) {
+	if (!pt_mkfs_ext4(img, size_mb, NULL)) {
 		pt_template_fd = open(img, O_RDONLY | O_CLOEXEC);
 		pt_template_mb = size_mb;
 	}
@@ -230,7 +233,7 @@ static inline int pt_lower_make(struct pt_lower *l, enum pt_lower_kind kind,
 	if (pt_template_fd >= 0 && pt_template_mb == size_mb)
 		ret = pt_copy_sparse(pt_template_fd, l->img);
 	else
-		ret = pt_mkfs_ext4(l->img, size_mb);
+		ret = pt_mkfs_ext4(l->img, size_mb, NULL);
 	if (ret)
 		return -1;
 	l->loopfd = pt_loop_attach(l->img, dev, sizeof(dev));

@@ -148,22 +148,6 @@ out:
 	return status;
 }
 
-/* Make an ext4 image of @size_mb MiB at @img with mkfs.ext4 @opts */
-static int mkfs_ext4_opts(const char *img, int size_mb, const char *opts)
-{
-	int fd = open(img, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-	if (fd < 0)
-		return -1;
-	if (ftruncate(fd, (off_t)size_mb << 20)) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return run_cmd(NULL, 0, "mkfs.ext4 -q -F -b 4096 -I 256 %s %s", opts,
-		       img) ? -1 : 0;
-}
-
 /*
  * An ext4 lower of @size_mb MiB at @dir, made by mkfs.ext4 @mkfs_opts
  * (NULL: as pt_lower_make() makes it), mounted with @mnt_opts.  Unlike
@@ -185,12 +169,10 @@ static int ext4_lower_make(struct pt_lower *l, const char *dir, int size_mb,
 	snprintf(l->img, sizeof(l->img), "%s.img", dir);
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		return -1;
-	if (mkfs_opts)
-		ret = mkfs_ext4_opts(l->img, size_mb, mkfs_opts);
-	else if (pt_template_fd >= 0 && pt_template_mb == size_mb)
+	if (!mkfs_opts && pt_template_fd >= 0 && pt_template_mb == size_mb)
 		ret = pt_copy_sparse(pt_template_fd, l->img);
 	else
-		ret = pt_mkfs_ext4(l->img, size_mb);
+		ret = pt_mkfs_ext4(l->img, size_mb, mkfs_opts);
 	if (ret)
 		return -1;
 	l->loopfd = pt_loop_attach(l->img, dev, devlen);
