@@ -1,0 +1,798 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FUSE-BPF filters: the fuse_ops struct_ops type, its registry of programs
+ * by name, and the kfuncs that give a program access to a fuse_buffer.
+ *
+ * This part is built in (it needs the verifier's dynptr support and
+ * vmlinux BTF); fs/fuse, built in or as a module, takes programs from the
+ * registry with bpf_fuse_ops_get() and calls their members directly.
+ */
+
+#include <linux/bpf.h>
+#include <linux/bpf_fuse.h>
+#include <linux/bpf_verifier.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/filter.h>
+#include <linux/init.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+
+/* Registered fuse_ops, by name: a name is taken once. */
+struct bpf_fuse_entry {
+	struct list_head list;
+	struct fuse_ops *ops;
+};
+
+static LIST_HEAD(bpf_fuse_list);
+static DEFINE_MUTEX(bpf_fuse_lock);
+
+static struct bpf_fuse_entry *bpf_fuse_find(const char *name)
+{
+	struct bpf_fuse_entry *e;
+
+	lockdep_assert_held(&bpf_fuse_lock);
+	list_for_each_entry(e, &bpf_fuse_list, list)
+		if (!strncmp(e->ops->name, name, BPF_FUSE_NAME_MAX))
+			return e;
+	return NULL;
+}
+
+/**
+ * bpf_fuse_ops_get - take a registered fuse_ops by name
+ * @name: its name
+ *
+ * The program stays loaded until bpf_fuse_ops_put(), even if it is
+ * unregistered meanwhile: unregistering only takes its name back.
+ *
+ * Return: the program, or NULL if no program of that name is registered.
+ */
+struct fuse_ops *bpf_fuse_ops_get(const char *name)
+{
+	struct bpf_fuse_entry *e;
+	struct fuse_ops *ops = NULL;
+
+	mutex_lock(&bpf_fuse_lock);
+	e = bpf_fuse_find(name);
+	if (e && bpf_struct_ops_get(e->ops))
+		ops = e->ops;
+	mutex_unlock(&bpf_fuse_lock);
+	return ops;
+}
+EXPORT_SYMBOL_GPL(bpf_fuse_ops_get);
+
+/* Another reference to a program held already. */
+struct fuse_ops *bpf_fuse_ops_tryget(struct fuse_ops *ops)
+{
+	return ops && bpf_struct_ops_get(ops) ? ops : NULL;
+}
+EXPORT_SYMBOL_GPL(bpf_fuse_ops_tryget);
+
+void bpf_fuse_ops_put(struct fuse_ops *ops)
+{
+	if (ops)
+		bpf_struct_ops_put(ops);
+}
+EXPORT_SYMBOL_GPL(bpf_fuse_ops_put);
+
+/* What bpf_fuse_get_rw_dynptr() allocated, once the operation is over. */
+void bpf_fuse_free_buffer(struct fuse_buffer *buf)
+{
+	if (buf->flags & BPF_FUSE_ALLOCATED)
+		kfree(buf->data);
+	buf->flags &= ~BPF_FUSE_ALLOCATED;
+}
+EXPORT_SYMBOL_GPL(bpf_fuse_free_buffer);
+
+/*
+ * Make @buf writable with @size bytes in use.  A buffer that is not ours
+ * (MUST_ALLOCATE) or too small is copied into a new allocation, never
+ * past the protocol's limit (max_size).  Programs run in atomic context.
+ */
+static void *bpf_fuse_get_writable(struct fuse_buffer *buf, u64 size,
+				   bool copy)
+{
+	bool own = !(buf->flags & BPF_FUSE_MUST_ALLOCATE) ||
+		   (buf->flags & BPF_FUSE_ALLOCATED);
+	void *data;
+
+	if (buf->flags & BPF_FUSE_IMMUTABLE)
+		return NULL;
+	if (!(buf->flags & BPF_FUSE_VARIABLE_SIZE)) {
+		if (size > buf->size)
+			return NULL;
+		size = buf->size;
+	} else if (size > buf->max_size) {
+		return NULL;
+	}
+	if (own && size <= buf->alloc_size) {
+		if (copy && size > buf->size)
+			memset(buf->data + buf->size, 0, size - buf->size);
+		goto done;
+	}
+	data = kzalloc(size ?: 1, GFP_ATOMIC | __GFP_NOWARN);
+	if (!data)
+		return NULL;
+	if (copy)
+		memcpy(data, buf->data, min_t(u64, size, buf->size));
+	if (buf->flags & BPF_FUSE_ALLOCATED)
+		kfree(buf->data);
+	buf->data = data;
+	buf->alloc_size = size ?: 1;
+	buf->flags |= BPF_FUSE_ALLOCATED;
+done:
+	buf->size = size;
+	buf->flags |= BPF_FUSE_MODIFIED;
+	return buf->data;
+}
+
+__bpf_kfunc_start_defs();
+
+/**
+ * bpf_fuse_get_rw_dynptr - a writable dynptr over a fuse_buffer
+ * @buffer: an argument of the filter
+ * @dynptr__uninit: the dynptr to set up; null on failure
+ * @size: the bytes the buffer will hold (its size, if it has a fixed one)
+ * @copy: keep the current contents (up to @size)
+ *
+ * Fails (null dynptr) on a read-only buffer (a postfilter's inputs) and
+ * past the buffer's protocol limit.
+ */
+__bpf_kfunc void bpf_fuse_get_rw_dynptr(struct fuse_buffer *buffer,
+					struct bpf_dynptr *dynptr__uninit,
+					u64 size, bool copy)
+{
+	struct bpf_dynptr_kern *ptr = (struct bpf_dynptr_kern *)dynptr__uninit;
+	void *data = bpf_fuse_get_writable(buffer, size, copy);
+
+	if (!data) {
+		bpf_dynptr_set_null(ptr);
+		return;
+	}
+	bpf_dynptr_init(ptr, data, BPF_DYNPTR_TYPE_LOCAL, 0, buffer->size);
+}
+
+/**
+ * bpf_fuse_get_ro_dynptr - a read-only dynptr over a fuse_buffer
+ * @buffer: an argument of the filter
+ * @dynptr__uninit: the dynptr to set up
+ */
+__bpf_kfunc void bpf_fuse_get_ro_dynptr(const struct fuse_buffer *buffer,
+					struct bpf_dynptr *dynptr__uninit)
+{
+	struct bpf_dynptr_kern *ptr = (struct bpf_dynptr_kern *)dynptr__uninit;
+
+	bpf_dynptr_init(ptr, buffer->data, BPF_DYNPTR_TYPE_LOCAL, 0,
+			buffer->size);
+	bpf_dynptr_set_rdonly(ptr);
+}
+
+/* The bytes in use in @buffer. */
+__bpf_kfunc u32 bpf_fuse_return_len(struct fuse_buffer *buffer)
+{
+	return buffer->size;
+}
+
+__bpf_kfunc_end_defs();
+
+BTF_KFUNCS_START(bpf_fuse_kfunc_ids)
+BTF_ID_FLAGS(func, bpf_fuse_get_rw_dynptr)
+BTF_ID_FLAGS(func, bpf_fuse_get_ro_dynptr)
+BTF_ID_FLAGS(func, bpf_fuse_return_len)
+BTF_KFUNCS_END(bpf_fuse_kfunc_ids)
+
+static const struct btf_type *fuse_buffer_type, *fuse_meta_type;
+static u32 fuse_ops_type_id;
+
+/* The kfuncs are for fuse_ops programs only. */
+static int bpf_fuse_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
+{
+	if (!btf_id_set8_contains(&bpf_fuse_kfunc_ids, kfunc_id))
+		return 0;
+	if (prog->type == BPF_PROG_TYPE_STRUCT_OPS && fuse_ops_type_id &&
+	    btf_is_kernel(prog->aux->attach_btf) &&
+	    !btf_is_module(prog->aux->attach_btf) &&
+	    prog->aux->attach_btf_id == fuse_ops_type_id)
+		return 0;
+	return -EACCES;
+}
+
+static const struct btf_kfunc_id_set bpf_fuse_kfunc_set = {
+	.owner = THIS_MODULE,
+	.set = &bpf_fuse_kfunc_ids,
+	.filter = bpf_fuse_kfunc_filter,
+};
+
+static int bpf_fuse_init(struct btf *btf)
+{
+	s32 id;
+
+	id = btf_find_by_name_kind(btf, "fuse_ops", BTF_KIND_STRUCT);
+	if (id < 0)
+		return -EINVAL;
+	fuse_ops_type_id = id;
+
+	id = btf_find_by_name_kind(btf, "fuse_buffer", BTF_KIND_STRUCT);
+	if (id < 0)
+		return -EINVAL;
+	fuse_buffer_type = btf_type_by_id(btf, id);
+	id = btf_find_by_name_kind(btf, "bpf_fuse_meta_info", BTF_KIND_STRUCT);
+	if (id < 0)
+		return -EINVAL;
+	fuse_meta_type = btf_type_by_id(btf, id);
+	return 0;
+}
+
+static bool bpf_fuse_is_valid_access(int off, int size,
+				     enum bpf_access_type type,
+				     const struct bpf_prog *prog,
+				     struct bpf_insn_access_aux *info)
+{
+	return bpf_tracing_btf_ctx_access(off, size, type, prog, info);
+}
+
+/*
+ * Writes: the FUSE protocol structures are the program's to rewrite; a
+ * fuse_buffer only through a dynptr, the meta information not at all.
+ */
+static int bpf_fuse_btf_struct_access(struct bpf_verifier_log *log,
+				      const struct bpf_reg_state *reg,
+				      int off, int size)
+{
+	const struct btf_type *t = btf_type_by_id(reg->btf, reg->btf_id);
+	const char *name = btf_name_by_offset(reg->btf, t->name_off);
+
+	if (t == fuse_buffer_type) {
+		bpf_log(log, "direct access to fuse_buffer is not allowed\n");
+		return -EACCES;
+	}
+	if (t == fuse_meta_type || strncmp(name, "fuse_", 5)) {
+		bpf_log(log, "write to %s is not allowed\n", name);
+		return -EACCES;
+	}
+	if (off < 0 || off + size > t->size) {
+		bpf_log(log, "write past the end of %s (off %d size %d)\n",
+			name, off, size);
+		return -EACCES;
+	}
+	return 0;
+}
+
+static const struct bpf_verifier_ops bpf_fuse_verifier_ops = {
+	.get_func_proto		= bpf_base_func_proto,
+	.is_valid_access	= bpf_fuse_is_valid_access,
+	.btf_struct_access	= bpf_fuse_btf_struct_access,
+};
+
+/* Filters run in atomic context (some under RCU walk): no sleepable ones. */
+static int bpf_fuse_check_member(const struct btf_type *t,
+				 const struct btf_member *member,
+				 const struct bpf_prog *prog)
+{
+	return prog->sleepable ? -EINVAL : 0;
+}
+
+static int bpf_fuse_init_member(const struct btf_type *t,
+				const struct btf_member *member,
+				void *kdata, const void *udata)
+{
+	const struct fuse_ops *uops = udata;
+	struct fuse_ops *ops = kdata;
+
+	if (__btf_member_bit_offset(t, member) / 8 !=
+	    offsetof(struct fuse_ops, name))
+		return 0;
+	if (bpf_obj_name_cpy(ops->name, uops->name, sizeof(ops->name)) <= 0)
+		return -EINVAL;
+	return 1;
+}
+
+static int bpf_fuse_reg(void *kdata, struct bpf_link *link)
+{
+	struct fuse_ops *ops = kdata;
+	struct bpf_fuse_entry *e;
+	int err = 0;
+
+	e = kmalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	e->ops = ops;
+	mutex_lock(&bpf_fuse_lock);
+	if (bpf_fuse_find(ops->name))
+		err = -EEXIST;
+	else
+		list_add_tail(&e->list, &bpf_fuse_list);
+	mutex_unlock(&bpf_fuse_lock);
+	if (err)
+		kfree(e);
+	return err;
+}
+
+static void bpf_fuse_unreg(void *kdata, struct bpf_link *link)
+{
+	struct fuse_ops *ops = kdata;
+	struct bpf_fuse_entry *e;
+
+	mutex_lock(&bpf_fuse_lock);
+	e = bpf_fuse_find(ops->name);
+	if (e && e->ops == ops) {
+		list_del(&e->list);
+		kfree(e);
+	}
+	mutex_unlock(&bpf_fuse_lock);
+}
+
+/* The cfi_stubs: read, write and release filters are not supported yet. */
+
+static u32 stub_open_prefilter(const struct bpf_fuse_meta_info *m,
+			       struct fuse_open_in *in)
+{
+	return 0;
+}
+
+static u32 stub_open_postfilter(const struct bpf_fuse_meta_info *m,
+				const struct fuse_open_in *in,
+				struct fuse_open_out *out)
+{
+	return 0;
+}
+
+static u32 stub_opendir_prefilter(const struct bpf_fuse_meta_info *m,
+				  struct fuse_open_in *in)
+{
+	return 0;
+}
+
+static u32 stub_opendir_postfilter(const struct bpf_fuse_meta_info *m,
+				   const struct fuse_open_in *in,
+				   struct fuse_open_out *out)
+{
+	return 0;
+}
+
+static u32 stub_create_open_prefilter(const struct bpf_fuse_meta_info *m,
+				      struct fuse_create_in *in,
+				      struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_create_open_postfilter(const struct bpf_fuse_meta_info *m,
+				       const struct fuse_create_in *in,
+				       const struct fuse_buffer *name,
+				       struct fuse_entry_out *entry_out,
+				       struct fuse_open_out *out)
+{
+	return 0;
+}
+
+static u32 stub_flush_prefilter(const struct bpf_fuse_meta_info *m,
+				struct fuse_flush_in *in)
+{
+	return 0;
+}
+
+static u32 stub_flush_postfilter(const struct bpf_fuse_meta_info *m,
+				 const struct fuse_flush_in *in)
+{
+	return 0;
+}
+
+static u32 stub_lseek_prefilter(const struct bpf_fuse_meta_info *m,
+				struct fuse_lseek_in *in)
+{
+	return 0;
+}
+
+static u32 stub_lseek_postfilter(const struct bpf_fuse_meta_info *m,
+				 const struct fuse_lseek_in *in,
+				 struct fuse_lseek_out *out)
+{
+	return 0;
+}
+
+static u32 stub_copy_file_range_prefilter(const struct bpf_fuse_meta_info *m,
+					  struct fuse_copy_file_range_in *in)
+{
+	return 0;
+}
+
+static u32 stub_copy_file_range_postfilter(const struct bpf_fuse_meta_info *m,
+					   const struct fuse_copy_file_range_in *in,
+					   struct fuse_write_out *out)
+{
+	return 0;
+}
+
+static u32 stub_fsync_prefilter(const struct bpf_fuse_meta_info *m,
+				struct fuse_fsync_in *in)
+{
+	return 0;
+}
+
+static u32 stub_fsync_postfilter(const struct bpf_fuse_meta_info *m,
+				 const struct fuse_fsync_in *in)
+{
+	return 0;
+}
+
+static u32 stub_dir_fsync_prefilter(const struct bpf_fuse_meta_info *m,
+				    struct fuse_fsync_in *in)
+{
+	return 0;
+}
+
+static u32 stub_dir_fsync_postfilter(const struct bpf_fuse_meta_info *m,
+				     const struct fuse_fsync_in *in)
+{
+	return 0;
+}
+
+static u32 stub_getxattr_prefilter(const struct bpf_fuse_meta_info *m,
+				   struct fuse_getxattr_in *in,
+				   struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_getxattr_postfilter(const struct bpf_fuse_meta_info *m,
+				    const struct fuse_getxattr_in *in,
+				    const struct fuse_buffer *name,
+				    struct fuse_buffer *value,
+				    struct fuse_getxattr_out *out)
+{
+	return 0;
+}
+
+static u32 stub_listxattr_prefilter(const struct bpf_fuse_meta_info *m,
+				    struct fuse_getxattr_in *in)
+{
+	return 0;
+}
+
+static u32 stub_listxattr_postfilter(const struct bpf_fuse_meta_info *m,
+				     const struct fuse_getxattr_in *in,
+				     struct fuse_buffer *value,
+				     struct fuse_getxattr_out *out)
+{
+	return 0;
+}
+
+static u32 stub_setxattr_prefilter(const struct bpf_fuse_meta_info *m,
+				   struct fuse_setxattr_in *in,
+				   struct fuse_buffer *name,
+				   struct fuse_buffer *value)
+{
+	return 0;
+}
+
+static u32 stub_setxattr_postfilter(const struct bpf_fuse_meta_info *m,
+				    const struct fuse_setxattr_in *in,
+				    const struct fuse_buffer *name,
+				    const struct fuse_buffer *value)
+{
+	return 0;
+}
+
+static u32 stub_removexattr_prefilter(const struct bpf_fuse_meta_info *m,
+				      struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_removexattr_postfilter(const struct bpf_fuse_meta_info *m,
+				       const struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_file_fallocate_prefilter(const struct bpf_fuse_meta_info *m,
+					 struct fuse_fallocate_in *in)
+{
+	return 0;
+}
+
+static u32 stub_file_fallocate_postfilter(const struct bpf_fuse_meta_info *m,
+					  const struct fuse_fallocate_in *in)
+{
+	return 0;
+}
+
+static u32 stub_lookup_prefilter(const struct bpf_fuse_meta_info *m,
+				 struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_lookup_postfilter(const struct bpf_fuse_meta_info *m,
+				  const struct fuse_buffer *name,
+				  struct fuse_entry_out *out,
+				  struct fuse_buffer *entries)
+{
+	return 0;
+}
+
+static u32 stub_mknod_prefilter(const struct bpf_fuse_meta_info *m,
+				struct fuse_mknod_in *in,
+				struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_mknod_postfilter(const struct bpf_fuse_meta_info *m,
+				 const struct fuse_mknod_in *in,
+				 const struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_mkdir_prefilter(const struct bpf_fuse_meta_info *m,
+				struct fuse_mkdir_in *in,
+				struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_mkdir_postfilter(const struct bpf_fuse_meta_info *m,
+				 const struct fuse_mkdir_in *in,
+				 const struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_rmdir_prefilter(const struct bpf_fuse_meta_info *m,
+				struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_rmdir_postfilter(const struct bpf_fuse_meta_info *m,
+				 const struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_rename2_prefilter(const struct bpf_fuse_meta_info *m,
+				  struct fuse_rename2_in *in,
+				  struct fuse_buffer *old_name,
+				  struct fuse_buffer *new_name)
+{
+	return 0;
+}
+
+static u32 stub_rename2_postfilter(const struct bpf_fuse_meta_info *m,
+				   const struct fuse_rename2_in *in,
+				   const struct fuse_buffer *old_name,
+				   const struct fuse_buffer *new_name)
+{
+	return 0;
+}
+
+static u32 stub_rename_prefilter(const struct bpf_fuse_meta_info *m,
+				 struct fuse_rename_in *in,
+				 struct fuse_buffer *old_name,
+				 struct fuse_buffer *new_name)
+{
+	return 0;
+}
+
+static u32 stub_rename_postfilter(const struct bpf_fuse_meta_info *m,
+				  const struct fuse_rename_in *in,
+				  const struct fuse_buffer *old_name,
+				  const struct fuse_buffer *new_name)
+{
+	return 0;
+}
+
+static u32 stub_unlink_prefilter(const struct bpf_fuse_meta_info *m,
+				 struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_unlink_postfilter(const struct bpf_fuse_meta_info *m,
+				  const struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_link_prefilter(const struct bpf_fuse_meta_info *m,
+			       struct fuse_link_in *in,
+			       struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_link_postfilter(const struct bpf_fuse_meta_info *m,
+				const struct fuse_link_in *in,
+				const struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_getattr_prefilter(const struct bpf_fuse_meta_info *m,
+				  struct fuse_getattr_in *in)
+{
+	return 0;
+}
+
+static u32 stub_getattr_postfilter(const struct bpf_fuse_meta_info *m,
+				   const struct fuse_getattr_in *in,
+				   struct fuse_attr_out *out)
+{
+	return 0;
+}
+
+static u32 stub_setattr_prefilter(const struct bpf_fuse_meta_info *m,
+				  struct fuse_setattr_in *in)
+{
+	return 0;
+}
+
+static u32 stub_setattr_postfilter(const struct bpf_fuse_meta_info *m,
+				   const struct fuse_setattr_in *in,
+				   struct fuse_attr_out *out)
+{
+	return 0;
+}
+
+static u32 stub_statfs_prefilter(const struct bpf_fuse_meta_info *m)
+{
+	return 0;
+}
+
+static u32 stub_statfs_postfilter(const struct bpf_fuse_meta_info *m,
+				  struct fuse_statfs_out *out)
+{
+	return 0;
+}
+
+static u32 stub_get_link_prefilter(const struct bpf_fuse_meta_info *m,
+				   struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_get_link_postfilter(const struct bpf_fuse_meta_info *m,
+				    const struct fuse_buffer *name)
+{
+	return 0;
+}
+
+static u32 stub_symlink_prefilter(const struct bpf_fuse_meta_info *m,
+				  struct fuse_buffer *name,
+				  struct fuse_buffer *path)
+{
+	return 0;
+}
+
+static u32 stub_symlink_postfilter(const struct bpf_fuse_meta_info *m,
+				   const struct fuse_buffer *name,
+				   const struct fuse_buffer *path)
+{
+	return 0;
+}
+
+static u32 stub_readdir_prefilter(const struct bpf_fuse_meta_info *m,
+				  struct fuse_read_in *in)
+{
+	return 0;
+}
+
+static u32 stub_readdir_postfilter(const struct bpf_fuse_meta_info *m,
+				   const struct fuse_read_in *in,
+				   struct fuse_read_out *out,
+				   struct fuse_buffer *buffer)
+{
+	return 0;
+}
+
+static u32 stub_access_prefilter(const struct bpf_fuse_meta_info *m,
+				 struct fuse_access_in *in)
+{
+	return 0;
+}
+
+static u32 stub_access_postfilter(const struct bpf_fuse_meta_info *m,
+				  const struct fuse_access_in *in)
+{
+	return 0;
+}
+
+static u32 stub_tmpfile_prefilter(const struct bpf_fuse_meta_info *m,
+				  struct fuse_create_in *in)
+{
+	return 0;
+}
+
+static u32 stub_tmpfile_postfilter(const struct bpf_fuse_meta_info *m,
+				   const struct fuse_create_in *in)
+{
+	return 0;
+}
+
+static struct fuse_ops bpf_fuse_ops_stubs = {
+	.open_prefilter = stub_open_prefilter,
+	.open_postfilter = stub_open_postfilter,
+	.opendir_prefilter = stub_opendir_prefilter,
+	.opendir_postfilter = stub_opendir_postfilter,
+	.create_open_prefilter = stub_create_open_prefilter,
+	.create_open_postfilter = stub_create_open_postfilter,
+	.flush_prefilter = stub_flush_prefilter,
+	.flush_postfilter = stub_flush_postfilter,
+	.lseek_prefilter = stub_lseek_prefilter,
+	.lseek_postfilter = stub_lseek_postfilter,
+	.copy_file_range_prefilter = stub_copy_file_range_prefilter,
+	.copy_file_range_postfilter = stub_copy_file_range_postfilter,
+	.fsync_prefilter = stub_fsync_prefilter,
+	.fsync_postfilter = stub_fsync_postfilter,
+	.dir_fsync_prefilter = stub_dir_fsync_prefilter,
+	.dir_fsync_postfilter = stub_dir_fsync_postfilter,
+	.getxattr_prefilter = stub_getxattr_prefilter,
+	.getxattr_postfilter = stub_getxattr_postfilter,
+	.listxattr_prefilter = stub_listxattr_prefilter,
+	.listxattr_postfilter = stub_listxattr_postfilter,
+	.setxattr_prefilter = stub_setxattr_prefilter,
+	.setxattr_postfilter = stub_setxattr_postfilter,
+	.removexattr_prefilter = stub_removexattr_prefilter,
+	.removexattr_postfilter = stub_removexattr_postfilter,
+	.file_fallocate_prefilter = stub_file_fallocate_prefilter,
+	.file_fallocate_postfilter = stub_file_fallocate_postfilter,
+	.lookup_prefilter = stub_lookup_prefilter,
+	.lookup_postfilter = stub_lookup_postfilter,
+	.mknod_prefilter = stub_mknod_prefilter,
+	.mknod_postfilter = stub_mknod_postfilter,
+	.mkdir_prefilter = stub_mkdir_prefilter,
+	.mkdir_postfilter = stub_mkdir_postfilter,
+	.rmdir_prefilter = stub_rmdir_prefilter,
+	.rmdir_postfilter = stub_rmdir_postfilter,
+	.rename2_prefilter = stub_rename2_prefilter,
+	.rename2_postfilter = stub_rename2_postfilter,
+	.rename_prefilter = stub_rename_prefilter,
+	.rename_postfilter = stub_rename_postfilter,
+	.unlink_prefilter = stub_unlink_prefilter,
+	.unlink_postfilter = stub_unlink_postfilter,
+	.link_prefilter = stub_link_prefilter,
+	.link_postfilter = stub_link_postfilter,
+	.getattr_prefilter = stub_getattr_prefilter,
+	.getattr_postfilter = stub_getattr_postfilter,
+	.setattr_prefilter = stub_setattr_prefilter,
+	.setattr_postfilter = stub_setattr_postfilter,
+	.statfs_prefilter = stub_statfs_prefilter,
+	.statfs_postfilter = stub_statfs_postfilter,
+	.get_link_prefilter = stub_get_link_prefilter,
+	.get_link_postfilter = stub_get_link_postfilter,
+	.symlink_prefilter = stub_symlink_prefilter,
+	.symlink_postfilter = stub_symlink_postfilter,
+	.readdir_prefilter = stub_readdir_prefilter,
+	.readdir_postfilter = stub_readdir_postfilter,
+	.access_prefilter = stub_access_prefilter,
+	.access_postfilter = stub_access_postfilter,
+	.tmpfile_prefilter = stub_tmpfile_prefilter,
+	.tmpfile_postfilter = stub_tmpfile_postfilter,
+};
+
+static struct bpf_struct_ops bpf_fuse_struct_ops = {
+	.verifier_ops	= &bpf_fuse_verifier_ops,
+	.init		= bpf_fuse_init,
+	.check_member	= bpf_fuse_check_member,
+	.init_member	= bpf_fuse_init_member,
+	.reg		= bpf_fuse_reg,
+	.unreg		= bpf_fuse_unreg,
+	.name		= "fuse_ops",
+	.cfi_stubs	= &bpf_fuse_ops_stubs,
+	.owner		= THIS_MODULE,
+};
+
+static int __init bpf_fuse_ops_init(void)
+{
+	int err;
+
+	err = register_btf_kfunc_id_set(BPF_PROG_TYPE_STRUCT_OPS,
+					&bpf_fuse_kfunc_set);
+	if (err)
+		return err;
+	return register_bpf_struct_ops(&bpf_fuse_struct_ops, fuse_ops);
+}
+late_initcall(bpf_fuse_ops_init);
