@@ -28,7 +28,7 @@ static const struct fuse_bpf_op *const fuse_bpf_ops[] = {
 	[FUSE_MKDIR]		= &fuse_bpf_mkdir_op,
 	[FUSE_UNLINK]		= &fuse_bpf_unlink_op,
 	[FUSE_RMDIR]		= &fuse_bpf_rmdir_op,
-	[FUSE_RENAME2]		= &fuse_bpf_rename_op,
+	[FUSE_RENAME]		= &fuse_bpf_rename_op,
 	[FUSE_LINK]		= &fuse_bpf_link_op,
 	[FUSE_OPEN]		= &fuse_bpf_open_op,
 	[FUSE_STATFS]		= &fuse_bpf_statfs_op,
@@ -43,8 +43,10 @@ static const struct fuse_bpf_op *const fuse_bpf_ops[] = {
 	[FUSE_FSYNCDIR]		= &fuse_bpf_fsyncdir_op,
 	[FUSE_GETLK]		= &fuse_bpf_getlk_op,
 	[FUSE_SETLK]		= &fuse_bpf_setlk_op,
+	[FUSE_ACCESS]		= &fuse_bpf_access_op,
 	[FUSE_CREATE]		= &fuse_bpf_create_op,
 	[FUSE_FALLOCATE]	= &fuse_bpf_fallocate_op,
+	[FUSE_RENAME2]		= &fuse_bpf_rename_op,
 	[FUSE_LSEEK]		= &fuse_bpf_lseek_op,
 	[FUSE_COPY_FILE_RANGE]	= &fuse_bpf_copy_file_range_op,
 	[FUSE_TMPFILE]		= &fuse_bpf_tmpfile_op,
@@ -174,10 +176,15 @@ static int fuse_bpf_backing(const struct fuse_bpf_op *op,
  * fuse_bpf_run - serve one operation of a backed node
  * @req: the request; req->args.opcode selects the operation
  *
- * Return: the operation's result.
+ * Set up, the node's prefilter, the backing operation, the postfilter,
+ * finish.  The filters see and may rewrite req's arguments.
+ *
+ * Return: the operation's result, or FUSE_BPF_FALLBACK when a filter sent
+ * it to the daemon.
  */
 int fuse_bpf_run(struct fuse_bpf_req *req)
 {
+	struct fuse_ops *ops = fuse_bpf_node_ops(req->inode);
 	const struct fuse_bpf_op *op = NULL;
 	int err = 0;
 
@@ -186,14 +193,19 @@ int fuse_bpf_run(struct fuse_bpf_req *req)
 	if (WARN_ON_ONCE(!op))
 		return -EOPNOTSUPP;
 
+	req->meta.nodeid = req->args.nodeid;
 	if (op->setup)
 		err = op->setup(req);
-	/* The BPF prefilter will run here: it may rewrite req->args. */
-	if (!err)
+	if (!err && ops)
+		err = fuse_bpf_prefilter(op, req, ops);
+	if (!err) {
 		err = fuse_bpf_backing(op, req);
-	/* The BPF postfilter will run here. */
-	if (op->finish)
+		if (req->post)
+			err = fuse_bpf_postfilter(op, req, ops, err);
+	}
+	if (op->finish && err != FUSE_BPF_FALLBACK)
 		err = op->finish(req, err);
+	fuse_bpf_buffers_free(req);
 	return err;
 }
 ALLOW_ERROR_INJECTION(fuse_bpf_run, ERRNO);
@@ -228,21 +240,30 @@ void fuse_bpf_copyattr(struct inode *inode)
 	spin_unlock(&inode->i_lock);
 }
 
+struct fuse_bpf_iget_data {
+	struct dentry *lower;
+	struct fuse_ops *ops;
+};
+
 static int fuse_bpf_inode_test(struct inode *inode, void *data)
 {
-	struct dentry *d = fuse_bpf_dentry(inode);
+	struct fuse_bpf_iget_data *d = data;
+	struct dentry *lower = fuse_bpf_dentry(inode);
 
-	return d && d_inode(d) == d_inode(data);
+	return lower && d_inode(lower) == d_inode(d->lower);
 }
 
+/* A new node: its own node id, its backing dentry, its parent's filter. */
 static int fuse_bpf_inode_set(struct inode *inode, void *data)
 {
 	struct fuse_conn *fc = get_fuse_conn_super(inode->i_sb);
 	struct fuse_inode *fi = get_fuse_inode(inode);
+	struct fuse_bpf_iget_data *d = data;
 	u64 id = atomic64_inc_return(&fc->backing_nodeid);
 
 	fi->nodeid = FUSE_BPF_NODEID_BIT | id;
-	fi->backing_path.dentry = dget(data);
+	fi->backing_path.dentry = dget(d->lower);
+	fi->bpf_ops = bpf_fuse_ops_tryget(d->ops);
 	return 0;
 }
 
@@ -325,19 +346,24 @@ static void fuse_bpf_init_inode(struct inode *inode, struct vfsmount *mnt)
 
 /**
  * fuse_bpf_iget - the FUSE inode of a backing inode
- * @sb: the FUSE superblock
+ * @dir: the backed directory it was found or made in
  * @path: the backing dentry (positive) and its mount
  *
  * Hard links of one lower inode share one FUSE inode; its node id comes
- * from the kernel's own id space (FUSE_BPF_NODEID_BIT).
+ * from the kernel's own id space (FUSE_BPF_NODEID_BIT).  A new node
+ * inherits the filter of @dir.
  */
-struct inode *fuse_bpf_iget(struct super_block *sb, const struct path *path)
+struct inode *fuse_bpf_iget(struct inode *dir, const struct path *path)
 {
+	struct fuse_bpf_iget_data data = {
+		.lower = path->dentry,
+		.ops = fuse_bpf_node_ops(dir),
+	};
 	struct inode *lower = d_inode(path->dentry);
 	struct inode *inode;
 
-	inode = iget5_locked(sb, (unsigned long)lower, fuse_bpf_inode_test,
-			     fuse_bpf_inode_set, path->dentry);
+	inode = iget5_locked(dir->i_sb, (unsigned long)lower,
+			     fuse_bpf_inode_test, fuse_bpf_inode_set, &data);
 	if (!inode)
 		return ERR_PTR(-ENOMEM);
 	if (inode->i_state & I_NEW) {
@@ -396,6 +422,8 @@ void fuse_bpf_evict_inode(struct inode *inode)
 	WRITE_ONCE(fi->backing_path.dentry, NULL);
 	fi->backing_path.mnt = NULL;
 	path_put(&path);
+	bpf_fuse_ops_put(fi->bpf_ops);
+	fi->bpf_ops = NULL;
 }
 
 /*
@@ -496,6 +524,8 @@ int fuse_bpf_check_options(struct fs_context *fsc)
 		if (err)
 			return err;
 	}
+	if (ctx->root_bpf && !ctx->root_dir.dentry)
+		return invalfc(fsc, "root_bpf requires root_dir");
 	if (!ctx->no_daemon)
 		return 0;
 	if (!ctx->root_dir.dentry)
@@ -562,6 +592,8 @@ int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
 
 	fi = get_fuse_inode(root);
 	fi->backing_path.dentry = dget(ctx->root_dir.dentry);
+	fi->bpf_ops = ctx->root_bpf;
+	ctx->root_bpf = NULL;
 	fuse_bpf_init_inode(root, ctx->root_dir.mnt);
 	return 0;
 }
@@ -595,6 +627,12 @@ void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags)
 {
 	if (fc->backing_cred)
 		*flags &= ~(FUSE_ALLOW_IDMAP | FUSE_NO_EXPORT_SUPPORT);
+}
+
+void fuse_bpf_free_fsc(struct fuse_fs_context *ctx)
+{
+	path_put(&ctx->root_dir);
+	bpf_fuse_ops_put(ctx->root_bpf);
 }
 
 void fuse_bpf_conn_free(struct fuse_conn *fc)

@@ -10,6 +10,7 @@
 #ifndef _FS_FUSE_BACKING_H
 #define _FS_FUSE_BACKING_H
 
+#include <linux/bpf_fuse.h>
 #include <linux/fs_context.h>
 
 struct fuse_conn;
@@ -51,6 +52,12 @@ static inline struct inode *fuse_bpf_inode(struct inode *inode)
 	return d_inode(get_fuse_inode(inode)->backing_path.dentry);
 }
 
+/* The fuse_ops filter of a node, if it has one. */
+static inline struct fuse_ops *fuse_bpf_node_ops(struct inode *inode)
+{
+	return get_fuse_inode(inode)->bpf_ops;
+}
+
 /* The backing file of an open file of a backed node. */
 static inline struct file *fuse_bpf_file(struct file *file)
 {
@@ -62,21 +69,48 @@ static inline struct file *fuse_bpf_file(struct file *file)
  * describes it as a daemon would see it: the BPF filters read and rewrite
  * those arguments, and the backing step reads them back.
  */
+#define FUSE_BPF_MAX_BUFS	3
+
 struct fuse_bpf_req {
 	struct inode *inode;
 	struct fuse_args args;
 	const struct cred *caller;	/* set around the backing step */
+	struct bpf_fuse_meta_info meta;	/* what the filters see */
+	bool post;			/* the postfilter will run */
+	unsigned int nbufs;
+	struct fuse_buffer *bufs[FUSE_BPF_MAX_BUFS];
 };
 
 #define FUSE_BPF_REQ(op, node) \
 	{ .inode = (node), .args = { .opcode = (op), .nodeid = get_node_id(node) } }
 
+/*
+ * fuse_bpf_run() returns this when a filter sent the operation to the
+ * daemon: the hook then lets the upstream FUSE path run.  Neither an
+ * errno nor a result a backing step returns (locks return
+ * FILE_LOCK_DEFERRED, 1).
+ */
+#define FUSE_BPF_FALLBACK	INT_MAX
+
+/* The result of fuse_bpf_run() for a hook: false when it falls back. */
+static inline bool fuse_bpf_result(int *err, int ret)
+{
+	if (ret == FUSE_BPF_FALLBACK)
+		return false;
+	*err = ret;
+	return true;
+}
+
 /**
  * struct fuse_bpf_op - the steps of one operation on a backed node
  * @setup: describe the VFS arguments in req->args
+ * @prefilter: call the node's fuse_ops prefilter for this operation
+ *	(BPF_FUSE_POSTFILTER when it has only a postfilter)
  * @backing: run the operation on the lower filesystem, with the backing
  *	credentials
- * @finish: bring the FUSE dentries and inodes up to date with the result
+ * @postfilter: call the node's fuse_ops postfilter, if it has one
+ * @finish: bring the FUSE dentries and inodes up to date with the result,
+ *	and release what @backing took if the result is an error
  * @flags: FUSE_BPF_WRITE: takes write access to the lower mount first;
  *	FUSE_BPF_AS_CALLER: takes space on the lower filesystem for the
  *	caller (fuse_bpf_get_caller_creds())
@@ -86,7 +120,9 @@ struct fuse_bpf_req {
  */
 struct fuse_bpf_op {
 	int (*setup)(struct fuse_bpf_req *req);
+	int (*prefilter)(struct fuse_bpf_req *req, const struct fuse_ops *ops);
 	int (*backing)(struct fuse_bpf_req *req);
+	int (*postfilter)(struct fuse_bpf_req *req, const struct fuse_ops *ops);
 	int (*finish)(struct fuse_bpf_req *req, int err);
 	unsigned int flags;
 };
@@ -95,6 +131,28 @@ struct fuse_bpf_op {
 #define FUSE_BPF_AS_CALLER	BIT(1)
 
 int fuse_bpf_run(struct fuse_bpf_req *req);
+
+/* backing_bpf.c: the fuse_ops filters */
+int fuse_bpf_prefilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
+		       const struct fuse_ops *ops);
+int fuse_bpf_postfilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
+			const struct fuse_ops *ops, int err);
+void fuse_bpf_buf_in(struct fuse_bpf_req *req, struct fuse_buffer *buf,
+		     void *data, unsigned int size, unsigned int max_size,
+		     int flags);
+void fuse_bpf_buf_name(struct fuse_bpf_req *req, struct fuse_buffer *buf,
+		       const struct qstr *name);
+int fuse_bpf_buf_qstr(const struct fuse_buffer *buf, struct qstr *name);
+void fuse_bpf_buffers_free(struct fuse_bpf_req *req);
+void fuse_bpf_fill_attr(struct inode *inode, struct fuse_attr *attr);
+int fuse_bpf_parse_root_bpf(struct fs_context *fsc, struct fs_parameter *param);
+
+/* A prefilter absent: CONTINUE, or POSTFILTER when there is a postfilter. */
+static inline int fuse_bpf_no_prefilter(const void *postfilter)
+{
+	return postfilter ? BPF_FUSE_POSTFILTER : BPF_FUSE_CONTINUE;
+}
+
 void fuse_bpf_arg_in(struct fuse_bpf_req *req, unsigned int size,
 		     const void *value);
 void fuse_bpf_arg_out(struct fuse_bpf_req *req, unsigned int size,
@@ -102,7 +160,7 @@ void fuse_bpf_arg_out(struct fuse_bpf_req *req, unsigned int size,
 const struct cred *fuse_bpf_override_creds(struct inode *inode);
 int fuse_bpf_caller_owns(struct inode *inode);
 const struct cred *fuse_bpf_get_caller_creds(const struct cred *caller);
-struct inode *fuse_bpf_iget(struct super_block *sb, const struct path *path);
+struct inode *fuse_bpf_iget(struct inode *dir, const struct path *path);
 void fuse_bpf_copyattr(struct inode *inode);
 
 /*
@@ -131,7 +189,7 @@ extern const struct fuse_bpf_op fuse_bpf_lookup_op, fuse_bpf_create_op,
 	fuse_bpf_getlk_op, fuse_bpf_setlk_op, fuse_bpf_getattr_op,
 	fuse_bpf_setattr_op, fuse_bpf_statfs_op, fuse_bpf_getxattr_op,
 	fuse_bpf_setxattr_op, fuse_bpf_listxattr_op, fuse_bpf_removexattr_op,
-	fuse_bpf_fileattr_op;
+	fuse_bpf_fileattr_op, fuse_bpf_access_op;
 
 /* backing.c: mount, nodes, credentials */
 int fuse_bpf_parse_root_dir(struct fs_context *fsc, struct fs_parameter *param,
@@ -143,6 +201,7 @@ int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
 		      struct fuse_fs_context *ctx);
 void fuse_bpf_evict_inode(struct inode *inode);
 void fuse_bpf_conn_free(struct fuse_conn *fc);
+void fuse_bpf_free_fsc(struct fuse_fs_context *ctx);
 bool fuse_bpf_keep_dentry(const struct dentry *dentry);
 void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags);
 bool fuse_bpf_sync_fs(int *err, struct super_block *sb);
@@ -236,6 +295,11 @@ static inline int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
 
 static inline void fuse_bpf_evict_inode(struct inode *inode) {}
 static inline void fuse_bpf_conn_free(struct fuse_conn *fc) {}
+static inline void fuse_bpf_free_fsc(struct fuse_fs_context *ctx)
+{
+	path_put(&ctx->root_dir);
+}
+
 static inline bool fuse_bpf_keep_dentry(const struct dentry *d) { return false; }
 static inline void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags) {}
 #define fuse_bpf_sync_fs(...)		false

@@ -34,6 +34,69 @@ static int fuse_bpf_lower_permission(struct inode *linode, int mask)
 	return generic_permission(&nop_mnt_idmap, linode, mask);
 }
 
+/*
+ * access(2) and chdir(2), FUSE_ACCESS to a daemon: the filters run around
+ * the check already made with the caller's credentials.  They may fail it,
+ * or send it to the daemon; they cannot grant what the lower refused (a
+ * postfilter's non-negative return keeps the result).
+ */
+struct fuse_bpf_access {
+	struct fuse_bpf_req req;
+	struct fuse_access_in in;
+	int result;
+};
+
+static int fuse_bpf_access_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_access *a = container_of(req, typeof(*a), req);
+
+	fuse_bpf_arg_in(req, sizeof(a->in), &a->in);
+	return 0;
+}
+
+static int fuse_bpf_access_pre(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_access *a = container_of(req, typeof(*a), req);
+
+	if (!ops->access_prefilter)
+		return fuse_bpf_no_prefilter(ops->access_postfilter);
+	return ops->access_prefilter(&req->meta, &a->in);
+}
+
+static int fuse_bpf_access_backing(struct fuse_bpf_req *req)
+{
+	return container_of(req, struct fuse_bpf_access, req)->result;
+}
+
+static int fuse_bpf_access_post(struct fuse_bpf_req *req,
+				const struct fuse_ops *ops)
+{
+	struct fuse_bpf_access *a = container_of(req, typeof(*a), req);
+
+	if (!ops->access_postfilter)
+		return 0;
+	return ops->access_postfilter(&req->meta, &a->in);
+}
+
+const struct fuse_bpf_op fuse_bpf_access_op = {
+	.setup = fuse_bpf_access_setup,
+	.prefilter = fuse_bpf_access_pre,
+	.backing = fuse_bpf_access_backing,
+	.postfilter = fuse_bpf_access_post,
+};
+
+static bool fuse_bpf_access(int *err, struct inode *inode, int mask)
+{
+	struct fuse_bpf_access a = {
+		.req = FUSE_BPF_REQ(FUSE_ACCESS, inode),
+		.in.mask = mask & (MAY_READ | MAY_WRITE | MAY_EXEC),
+		.result = *err,
+	};
+
+	return fuse_bpf_result(err, fuse_bpf_run(&a.req));
+}
+
 bool fuse_bpf_permission(int *err, struct inode *inode, int mask)
 {
 	struct dentry *lower = fuse_bpf_dentry_rcu(inode);
@@ -49,6 +112,10 @@ bool fuse_bpf_permission(int *err, struct inode *inode, int mask)
 	if (!(mask & MAY_NOT_BLOCK))
 		fuse_bpf_copyattr(inode);
 	*err = fuse_bpf_lower_permission(linode, mask);
+	/* Never in RCU walk: both come from ref-walk permission checks. */
+	if ((mask & (MAY_ACCESS | MAY_CHDIR)) && !(mask & MAY_NOT_BLOCK) &&
+	    fuse_bpf_node_ops(inode))
+		return fuse_bpf_access(err, inode, mask);
 	return true;
 }
 
@@ -57,6 +124,7 @@ bool fuse_bpf_permission(int *err, struct inode *inode, int mask)
 struct fuse_bpf_getattr {
 	struct fuse_bpf_req req;
 	struct fuse_getattr_in in;
+	struct fuse_attr_out out;
 	struct kstat *stat;
 	u32 mask;
 	unsigned int flags;
@@ -67,28 +135,97 @@ static int fuse_bpf_getattr_setup(struct fuse_bpf_req *req)
 	struct fuse_bpf_getattr *g = container_of(req, typeof(*g), req);
 
 	fuse_bpf_arg_in(req, sizeof(g->in), &g->in);
+	fuse_bpf_arg_out(req, sizeof(g->out), &g->out);
 	return 0;
+}
+
+static int fuse_bpf_getattr_pre(struct fuse_bpf_req *req,
+				const struct fuse_ops *ops)
+{
+	struct fuse_bpf_getattr *g = container_of(req, typeof(*g), req);
+
+	if (!ops->getattr_prefilter)
+		return fuse_bpf_no_prefilter(ops->getattr_postfilter);
+	return ops->getattr_prefilter(&req->meta, &g->in);
+}
+
+static void fuse_bpf_kstat_to_attr(const struct kstat *stat,
+				   struct fuse_attr *attr)
+{
+	*attr = (struct fuse_attr) {
+		.ino = stat->ino,
+		.size = stat->size,
+		.blocks = stat->blocks,
+		.atime = stat->atime.tv_sec,
+		.mtime = stat->mtime.tv_sec,
+		.ctime = stat->ctime.tv_sec,
+		.atimensec = stat->atime.tv_nsec,
+		.mtimensec = stat->mtime.tv_nsec,
+		.ctimensec = stat->ctime.tv_nsec,
+		.mode = stat->mode,
+		.nlink = stat->nlink,
+		.uid = from_kuid(&init_user_ns, stat->uid),
+		.gid = from_kgid(&init_user_ns, stat->gid),
+		.rdev = new_encode_dev(stat->rdev),
+		.blksize = stat->blksize,
+	};
+}
+
+/* What the postfilter left in the attributes is what stat() returns. */
+static void fuse_bpf_attr_to_kstat(const struct fuse_attr *attr,
+				   struct kstat *stat)
+{
+	stat->size = attr->size;
+	stat->blocks = attr->blocks;
+	stat->atime = (struct timespec64){ attr->atime, attr->atimensec };
+	stat->mtime = (struct timespec64){ attr->mtime, attr->mtimensec };
+	stat->ctime = (struct timespec64){ attr->ctime, attr->ctimensec };
+	stat->mode = (stat->mode & S_IFMT) | (attr->mode & ~S_IFMT);
+	stat->nlink = attr->nlink;
+	stat->uid = make_kuid(&init_user_ns, attr->uid);
+	stat->gid = make_kgid(&init_user_ns, attr->gid);
+	stat->blksize = attr->blksize;
 }
 
 static int fuse_bpf_getattr_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_getattr *g = container_of(req, typeof(*g), req);
+	int err;
 
 	/* As ovl_do_getattr(): the caller may have done the LSM check. */
 	if (g->flags & AT_GETATTR_NOSEC)
-		return vfs_getattr_nosec(fuse_bpf_path(req->inode), g->stat,
-					 g->mask, g->flags);
-	return vfs_getattr(fuse_bpf_path(req->inode), g->stat, g->mask,
-			   g->flags);
+		err = vfs_getattr_nosec(fuse_bpf_path(req->inode), g->stat,
+					g->mask, g->flags);
+	else
+		err = vfs_getattr(fuse_bpf_path(req->inode), g->stat, g->mask,
+				  g->flags);
+	if (!err && req->post)
+		fuse_bpf_kstat_to_attr(g->stat, &g->out.attr);
+	return err;
 }
 
-/* st_ino is the lower inode's; st_dev is the FUSE superblock's. */
+static int fuse_bpf_getattr_post(struct fuse_bpf_req *req,
+				 const struct fuse_ops *ops)
+{
+	struct fuse_bpf_getattr *g = container_of(req, typeof(*g), req);
+
+	if (!ops->getattr_postfilter)
+		return 0;
+	return ops->getattr_postfilter(&req->meta, &g->in, &g->out);
+}
+
+/*
+ * st_ino is the lower inode's; st_dev is the FUSE superblock's.  The file
+ * type is the node's: a filter may change the rest.
+ */
 static int fuse_bpf_getattr_finish(struct fuse_bpf_req *req, int err)
 {
 	struct fuse_bpf_getattr *g = container_of(req, typeof(*g), req);
 
 	if (err)
 		return err;
+	if (req->post)
+		fuse_bpf_attr_to_kstat(&g->out.attr, g->stat);
 	g->stat->dev = req->inode->i_sb->s_dev;
 	fuse_bpf_copyattr(req->inode);
 	return 0;
@@ -96,7 +233,9 @@ static int fuse_bpf_getattr_finish(struct fuse_bpf_req *req, int err)
 
 const struct fuse_bpf_op fuse_bpf_getattr_op = {
 	.setup = fuse_bpf_getattr_setup,
+	.prefilter = fuse_bpf_getattr_pre,
 	.backing = fuse_bpf_getattr_backing,
+	.postfilter = fuse_bpf_getattr_post,
 	.finish = fuse_bpf_getattr_finish,
 };
 
@@ -113,8 +252,7 @@ bool fuse_bpf_getattr(int *err, const struct path *path, struct kstat *stat,
 
 	if (!fuse_bpf_backed(inode))
 		return false;
-	*err = fuse_bpf_run(&g.req);
-	return true;
+	return fuse_bpf_result(err, fuse_bpf_run(&g.req));
 }
 
 /* setattr */
@@ -122,6 +260,7 @@ bool fuse_bpf_getattr(int *err, const struct path *path, struct kstat *stat,
 struct fuse_bpf_setattr {
 	struct fuse_bpf_req req;
 	struct fuse_setattr_in in;
+	struct fuse_attr_out out;
 	struct dentry *entry;
 	struct iattr attr;
 };
@@ -209,9 +348,36 @@ static int fuse_bpf_attr_finish(struct fuse_bpf_req *req, int err)
 	return err;
 }
 
+/*
+ * The filters may fail a setattr; the change itself is the VFS's, checked
+ * already (setattr_prepare()), so a rewrite of in is not applied.
+ */
+static int fuse_bpf_setattr_pre(struct fuse_bpf_req *req,
+				const struct fuse_ops *ops)
+{
+	struct fuse_bpf_setattr *s = container_of(req, typeof(*s), req);
+
+	if (!ops->setattr_prefilter)
+		return fuse_bpf_no_prefilter(ops->setattr_postfilter);
+	return ops->setattr_prefilter(&req->meta, &s->in);
+}
+
+static int fuse_bpf_setattr_post(struct fuse_bpf_req *req,
+				 const struct fuse_ops *ops)
+{
+	struct fuse_bpf_setattr *s = container_of(req, typeof(*s), req);
+
+	if (!ops->setattr_postfilter)
+		return 0;
+	fuse_bpf_fill_attr(fuse_bpf_inode(req->inode), &s->out.attr);
+	return ops->setattr_postfilter(&req->meta, &s->in, &s->out);
+}
+
 const struct fuse_bpf_op fuse_bpf_setattr_op = {
 	.setup = fuse_bpf_setattr_setup,
+	.prefilter = fuse_bpf_setattr_pre,
 	.backing = fuse_bpf_setattr_backing,
+	.postfilter = fuse_bpf_setattr_post,
 	.finish = fuse_bpf_attr_finish,
 	.flags = FUSE_BPF_WRITE,
 };
@@ -235,8 +401,7 @@ bool fuse_bpf_setattr(int *err, struct dentry *entry, struct iattr *attr)
 		s.attr.ia_valid &= ~ATTR_MODE;
 	if (s.attr.ia_valid & ATTR_FILE)
 		s.attr.ia_file = fuse_bpf_file(attr->ia_file);
-	*err = fuse_bpf_run(&s.req);
-	return true;
+	return fuse_bpf_result(err, fuse_bpf_run(&s.req));
 }
 
 /* statfs */
@@ -255,19 +420,67 @@ static int fuse_bpf_statfs_setup(struct fuse_bpf_req *req)
 	return 0;
 }
 
+static int fuse_bpf_statfs_pre(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	if (!ops->statfs_prefilter)
+		return fuse_bpf_no_prefilter(ops->statfs_postfilter);
+	return ops->statfs_prefilter(&req->meta);
+}
+
 static int fuse_bpf_statfs_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_statfs *s = container_of(req, typeof(*s), req);
+	struct kstatfs *buf = s->buf;
 	int err;
 
-	err = vfs_statfs(fuse_bpf_path(req->inode), s->buf);
-	s->buf->f_type = FUSE_SUPER_MAGIC;
+	err = vfs_statfs(fuse_bpf_path(req->inode), buf);
+	buf->f_type = FUSE_SUPER_MAGIC;
+	if (!err && req->post)
+		s->out.st = (struct fuse_kstatfs) {
+			.blocks = buf->f_blocks, .bfree = buf->f_bfree,
+			.bavail = buf->f_bavail, .files = buf->f_files,
+			.ffree = buf->f_ffree, .bsize = buf->f_bsize,
+			.namelen = buf->f_namelen, .frsize = buf->f_frsize,
+		};
 	return err;
+}
+
+static int fuse_bpf_statfs_post(struct fuse_bpf_req *req,
+				const struct fuse_ops *ops)
+{
+	struct fuse_bpf_statfs *s = container_of(req, typeof(*s), req);
+
+	if (!ops->statfs_postfilter)
+		return 0;
+	return ops->statfs_postfilter(&req->meta, &s->out);
+}
+
+/* What the postfilter left is what statfs() returns. */
+static int fuse_bpf_statfs_finish(struct fuse_bpf_req *req, int err)
+{
+	struct fuse_bpf_statfs *s = container_of(req, typeof(*s), req);
+	struct kstatfs *buf = s->buf;
+
+	if (err || !req->post)
+		return err;
+	buf->f_blocks = s->out.st.blocks;
+	buf->f_bfree = s->out.st.bfree;
+	buf->f_bavail = s->out.st.bavail;
+	buf->f_files = s->out.st.files;
+	buf->f_ffree = s->out.st.ffree;
+	buf->f_bsize = s->out.st.bsize;
+	buf->f_namelen = s->out.st.namelen;
+	buf->f_frsize = s->out.st.frsize;
+	return 0;
 }
 
 const struct fuse_bpf_op fuse_bpf_statfs_op = {
 	.setup = fuse_bpf_statfs_setup,
+	.prefilter = fuse_bpf_statfs_pre,
 	.backing = fuse_bpf_statfs_backing,
+	.postfilter = fuse_bpf_statfs_post,
+	.finish = fuse_bpf_statfs_finish,
 };
 
 bool fuse_bpf_statfs(int *err, struct dentry *entry, struct kstatfs *buf)
@@ -279,8 +492,7 @@ bool fuse_bpf_statfs(int *err, struct dentry *entry, struct kstatfs *buf)
 
 	if (!fuse_bpf_backed(d_inode(entry)))
 		return false;
-	*err = fuse_bpf_run(&s.req);
-	return true;
+	return fuse_bpf_result(err, fuse_bpf_run(&s.req));
 }
 
 /*
@@ -295,6 +507,8 @@ struct fuse_bpf_xattr {
 		struct fuse_setxattr_in set;
 	} in;
 	struct fuse_getxattr_out out;
+	struct fuse_buffer name_buf;
+	struct fuse_buffer value_buf;
 	const char *name;
 	void *value;
 	size_t size;
@@ -304,10 +518,22 @@ struct fuse_bpf_xattr {
 	ssize_t res;
 };
 
+/*
+ * Names and the value of a setxattr are the filters' to rewrite; ACLs
+ * travel in their kernel form, which they may only read.
+ */
 static int fuse_bpf_xattr_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+	int ro = x->is_acl ? BPF_FUSE_IMMUTABLE : 0;
 
+	if (x->name)
+		fuse_bpf_buf_in(req, &x->name_buf, (void *)x->name,
+				strlen(x->name) + 1, XATTR_NAME_MAX + 1,
+				BPF_FUSE_VARIABLE_SIZE | ro);
+	if (req->args.opcode == FUSE_SETXATTR && !x->is_acl)
+		fuse_bpf_buf_in(req, &x->value_buf, x->value, x->size,
+				XATTR_SIZE_MAX, BPF_FUSE_VARIABLE_SIZE);
 	switch (req->args.opcode) {
 	case FUSE_GETXATTR:
 	case FUSE_LISTXATTR:
@@ -331,12 +557,34 @@ static int fuse_bpf_xattr_setup(struct fuse_bpf_req *req)
 	return 0;
 }
 
+/* The name the filter left: NUL-terminated, not empty. */
+static int fuse_bpf_xattr_name(struct fuse_bpf_xattr *x)
+{
+	const struct fuse_buffer *b = &x->name_buf;
+
+	if (!x->name || !(b->flags & BPF_FUSE_MODIFIED))
+		return 0;
+	if (b->size < 2 || ((char *)b->data)[b->size - 1] ||
+	    strnlen(b->data, b->size) != b->size - 1)
+		return -EINVAL;
+	x->name = b->data;
+	return 0;
+}
+
 static int fuse_bpf_xattr_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
 	struct mnt_idmap *idmap = fuse_bpf_idmap(req->inode);
 	struct dentry *lower = fuse_bpf_dentry(req->inode);
+	int err;
 
+	err = fuse_bpf_xattr_name(x);
+	if (err)
+		return err;
+	if (x->value_buf.flags & BPF_FUSE_MODIFIED) {
+		x->value = x->value_buf.data;
+		x->size = x->value_buf.size;
+	}
 	switch (req->args.opcode) {
 	case FUSE_GETXATTR:
 		if (x->is_acl) {
@@ -361,10 +609,142 @@ static int fuse_bpf_xattr_backing(struct fuse_bpf_req *req)
 	return x->res < 0 ? x->res : 0;
 }
 
+static int fuse_bpf_getxattr_pre(struct fuse_bpf_req *req,
+				 const struct fuse_ops *ops)
+{
+	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+
+	if (!ops->getxattr_prefilter)
+		return fuse_bpf_no_prefilter(ops->getxattr_postfilter);
+	return ops->getxattr_prefilter(&req->meta, &x->in.get, &x->name_buf);
+}
+
+/*
+ * The value (or list) the postfilter sees, in the caller's buffer; one it
+ * grows past that buffer gives -ERANGE, as the lower would have.  For a
+ * size query (in.size 0) it sees and may change out.size instead.
+ */
+static void fuse_bpf_xattr_out(struct fuse_bpf_xattr *x, int err)
+{
+	x->out.size = err ? 0 : x->res;
+	x->value_buf = (struct fuse_buffer) {
+		.data = x->value,
+		.size = x->size && !err ? x->res : 0,
+		.alloc_size = x->size,
+		.max_size = x->size ? XATTR_SIZE_MAX : 0,
+		/* After a failure there is nothing to rewrite */
+		.flags = err ? BPF_FUSE_IMMUTABLE : BPF_FUSE_VARIABLE_SIZE,
+	};
+}
+
+static int fuse_bpf_xattr_out_done(struct fuse_bpf_xattr *x, int err_in)
+{
+	struct fuse_buffer *b = &x->value_buf;
+	int err = 0;
+
+	if (err_in)
+		return 0;
+	if (!x->size) {
+		x->res = x->out.size;
+	} else if (b->data != x->value) {
+		if (b->size > x->size)
+			err = -ERANGE;
+		else
+			memcpy(x->value, b->data, b->size);
+		x->res = b->size;
+	} else {
+		x->res = b->size;
+	}
+	bpf_fuse_free_buffer(b);
+	return err;
+}
+
+static int fuse_bpf_getxattr_post(struct fuse_bpf_req *req,
+				  const struct fuse_ops *ops)
+{
+	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+	int ret;
+
+	if (!ops->getxattr_postfilter || x->is_acl)
+		return 0;
+	fuse_bpf_xattr_out(x, req->meta.error_in);
+	ret = ops->getxattr_postfilter(&req->meta, &x->in.get, &x->name_buf,
+				       &x->value_buf, &x->out);
+	return fuse_bpf_xattr_out_done(x, req->meta.error_in) ?: ret;
+}
+
 const struct fuse_bpf_op fuse_bpf_getxattr_op = {
 	.setup = fuse_bpf_xattr_setup,
+	.prefilter = fuse_bpf_getxattr_pre,
 	.backing = fuse_bpf_xattr_backing,
+	.postfilter = fuse_bpf_getxattr_post,
 };
+
+static int fuse_bpf_listxattr_pre(struct fuse_bpf_req *req,
+				  const struct fuse_ops *ops)
+{
+	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+
+	if (!ops->listxattr_prefilter)
+		return fuse_bpf_no_prefilter(ops->listxattr_postfilter);
+	return ops->listxattr_prefilter(&req->meta, &x->in.get);
+}
+
+static int fuse_bpf_listxattr_post(struct fuse_bpf_req *req,
+				   const struct fuse_ops *ops)
+{
+	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+	int ret;
+
+	if (!ops->listxattr_postfilter)
+		return 0;
+	fuse_bpf_xattr_out(x, req->meta.error_in);
+	ret = ops->listxattr_postfilter(&req->meta, &x->in.get, &x->value_buf,
+					&x->out);
+	return fuse_bpf_xattr_out_done(x, req->meta.error_in) ?: ret;
+}
+
+static int fuse_bpf_setxattr_pre(struct fuse_bpf_req *req,
+				 const struct fuse_ops *ops)
+{
+	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+
+	if (!ops->setxattr_prefilter)
+		return fuse_bpf_no_prefilter(ops->setxattr_postfilter);
+	return ops->setxattr_prefilter(&req->meta, &x->in.set, &x->name_buf,
+				       &x->value_buf);
+}
+
+static int fuse_bpf_setxattr_post(struct fuse_bpf_req *req,
+				  const struct fuse_ops *ops)
+{
+	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+
+	if (!ops->setxattr_postfilter)
+		return 0;
+	return ops->setxattr_postfilter(&req->meta, &x->in.set, &x->name_buf,
+					&x->value_buf);
+}
+
+static int fuse_bpf_removexattr_pre(struct fuse_bpf_req *req,
+				    const struct fuse_ops *ops)
+{
+	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+
+	if (!ops->removexattr_prefilter)
+		return fuse_bpf_no_prefilter(ops->removexattr_postfilter);
+	return ops->removexattr_prefilter(&req->meta, &x->name_buf);
+}
+
+static int fuse_bpf_removexattr_post(struct fuse_bpf_req *req,
+				     const struct fuse_ops *ops)
+{
+	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+
+	if (!ops->removexattr_postfilter)
+		return 0;
+	return ops->removexattr_postfilter(&req->meta, &x->name_buf);
+}
 
 /*
  * The lower filesystem listed names with the backing credentials: drop the
@@ -395,20 +775,26 @@ static int fuse_bpf_listxattr_finish(struct fuse_bpf_req *req, int err)
 
 const struct fuse_bpf_op fuse_bpf_listxattr_op = {
 	.setup = fuse_bpf_xattr_setup,
+	.prefilter = fuse_bpf_listxattr_pre,
 	.backing = fuse_bpf_xattr_backing,
+	.postfilter = fuse_bpf_listxattr_post,
 	.finish = fuse_bpf_listxattr_finish,
 };
 
 const struct fuse_bpf_op fuse_bpf_setxattr_op = {
 	.setup = fuse_bpf_xattr_setup,
+	.prefilter = fuse_bpf_setxattr_pre,
 	.backing = fuse_bpf_xattr_backing,
+	.postfilter = fuse_bpf_setxattr_post,
 	.finish = fuse_bpf_attr_finish,
 	.flags = FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER,
 };
 
 const struct fuse_bpf_op fuse_bpf_removexattr_op = {
 	.setup = fuse_bpf_xattr_setup,
+	.prefilter = fuse_bpf_removexattr_pre,
 	.backing = fuse_bpf_xattr_backing,
+	.postfilter = fuse_bpf_removexattr_post,
 	.finish = fuse_bpf_attr_finish,
 	.flags = FUSE_BPF_WRITE,
 };
@@ -421,8 +807,7 @@ static bool fuse_bpf_xattr_run(int *err, u32 opcode, struct inode *inode,
 	x->req.inode = inode;
 	x->req.args.opcode = opcode;
 	x->req.args.nodeid = get_node_id(inode);
-	*err = fuse_bpf_run(&x->req);
-	return true;
+	return fuse_bpf_result(err, fuse_bpf_run(&x->req));
 }
 
 bool fuse_bpf_getxattr(ssize_t *res, struct inode *inode, const char *name,

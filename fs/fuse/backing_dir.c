@@ -18,6 +18,9 @@ static struct mnt_idmap *fuse_bpf_idmap(struct inode *inode)
 
 struct fuse_bpf_lookup {
 	struct fuse_bpf_req req;
+	struct fuse_buffer name;
+	struct fuse_entry_out out;
+	struct fuse_buffer entries;	/* the daemon's: none here */
 	struct dentry *entry;
 	struct dentry *lower;
 	struct dentry *res;
@@ -27,19 +30,53 @@ static int fuse_bpf_lookup_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_lookup *l = container_of(req, typeof(*l), req);
 
-	fuse_bpf_arg_in(req, l->entry->d_name.len + 1, l->entry->d_name.name);
+	fuse_bpf_buf_name(req, &l->name, &l->entry->d_name);
+	fuse_bpf_arg_in(req, l->name.size, l->name.data);
+	fuse_bpf_arg_out(req, sizeof(l->out), &l->out);
+	l->entries.flags = BPF_FUSE_IMMUTABLE;
 	return 0;
 }
 
+static int fuse_bpf_lookup_pre(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_lookup *l = container_of(req, typeof(*l), req);
+
+	if (!ops->lookup_prefilter)
+		return fuse_bpf_no_prefilter(ops->lookup_postfilter);
+	return ops->lookup_prefilter(&req->meta, &l->name);
+}
+
+/* The name looked up on the lower is the one the prefilter left. */
 static int fuse_bpf_lookup_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_lookup *l = container_of(req, typeof(*l), req);
-	const struct qstr *name = &l->entry->d_name;
+	struct dentry *lower;
+	struct qstr name;
+	int err;
 
-	l->lower = lookup_one_len_unlocked(name->name,
-					   fuse_bpf_dentry(req->inode),
-					   name->len);
-	return PTR_ERR_OR_ZERO(l->lower);
+	err = fuse_bpf_buf_qstr(&l->name, &name);
+	if (err)
+		return err;
+	lower = lookup_one_len_unlocked(name.name, fuse_bpf_dentry(req->inode),
+					name.len);
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
+	l->lower = lower;
+	if (req->post && d_really_is_positive(lower))
+		fuse_bpf_fill_attr(d_inode(lower), &l->out.attr);
+	return 0;
+}
+
+static int fuse_bpf_lookup_post(struct fuse_bpf_req *req,
+				const struct fuse_ops *ops)
+{
+	struct fuse_bpf_lookup *l = container_of(req, typeof(*l), req);
+
+	if (!ops->lookup_postfilter)
+		return 0;
+	return ops->lookup_postfilter(&req->meta, &l->name, &l->out,
+				      &l->entries);
 }
 
 static int fuse_bpf_lookup_finish(struct fuse_bpf_req *req, int err)
@@ -48,11 +85,13 @@ static int fuse_bpf_lookup_finish(struct fuse_bpf_req *req, int err)
 	struct path path = { .mnt = fuse_bpf_path(req->inode)->mnt };
 	struct inode *inode = NULL;
 
-	if (err)
+	if (err) {
+		dput(l->lower);
 		return err;
+	}
 	path.dentry = l->lower;
 	if (d_really_is_positive(l->lower))
-		inode = fuse_bpf_iget(req->inode->i_sb, &path);
+		inode = fuse_bpf_iget(req->inode, &path);
 	dput(l->lower);
 	if (IS_ERR(inode))
 		return PTR_ERR(inode);
@@ -62,7 +101,9 @@ static int fuse_bpf_lookup_finish(struct fuse_bpf_req *req, int err)
 
 const struct fuse_bpf_op fuse_bpf_lookup_op = {
 	.setup = fuse_bpf_lookup_setup,
+	.prefilter = fuse_bpf_lookup_pre,
 	.backing = fuse_bpf_lookup_backing,
+	.postfilter = fuse_bpf_lookup_post,
 	.finish = fuse_bpf_lookup_finish,
 };
 
@@ -78,6 +119,8 @@ bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,
 	if (!fuse_bpf_backed(dir))
 		return false;
 	err = fuse_bpf_run(&l.req);
+	if (err == FUSE_BPF_FALLBACK)
+		return false;
 	*res = err ? ERR_PTR(err) : l.res;
 	return true;
 }
@@ -234,6 +277,10 @@ struct fuse_bpf_make {
 		struct fuse_mkdir_in mkdir;
 		struct fuse_link_in link;
 	} in;
+	struct fuse_buffer name;
+	struct fuse_buffer target;	/* FUSE_SYMLINK */
+	struct fuse_entry_out entry_out;
+	struct fuse_open_out open_out;	/* FUSE_CREATE: not opened here */
 	const char *symlink;	/* FUSE_SYMLINK: the target */
 	struct dentry *old;	/* FUSE_LINK: the existing entry */
 	bool excl;
@@ -243,8 +290,12 @@ struct fuse_bpf_make {
 static int fuse_bpf_make_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
-	const struct qstr *name = &m->entry->d_name;
 
+	fuse_bpf_buf_name(req, &m->name, &m->entry->d_name);
+	if (m->symlink)
+		fuse_bpf_buf_in(req, &m->target, (void *)m->symlink,
+				strlen(m->symlink) + 1, PATH_MAX,
+				BPF_FUSE_VARIABLE_SIZE);
 	switch (req->args.opcode) {
 	case FUSE_CREATE:
 		fuse_bpf_arg_in(req, sizeof(m->in.create), &m->in.create);
@@ -259,10 +310,111 @@ static int fuse_bpf_make_setup(struct fuse_bpf_req *req)
 		fuse_bpf_arg_in(req, sizeof(m->in.link), &m->in.link);
 		break;
 	}
-	fuse_bpf_arg_in(req, name->len + 1, name->name);
+	fuse_bpf_arg_in(req, m->name.size, m->name.data);
 	if (m->symlink)
-		fuse_bpf_arg_in(req, strlen(m->symlink) + 1, m->symlink);
+		fuse_bpf_arg_in(req, m->target.size, m->target.data);
 	return 0;
+}
+
+static int fuse_bpf_create_pre(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
+
+	if (!ops->create_open_prefilter)
+		return fuse_bpf_no_prefilter(ops->create_open_postfilter);
+	return ops->create_open_prefilter(&req->meta, &m->in.create, &m->name);
+}
+
+static int fuse_bpf_create_post(struct fuse_bpf_req *req,
+				const struct fuse_ops *ops)
+{
+	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
+
+	if (!ops->create_open_postfilter)
+		return 0;
+	return ops->create_open_postfilter(&req->meta, &m->in.create, &m->name,
+					   &m->entry_out, &m->open_out);
+}
+
+static int fuse_bpf_mknod_pre(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
+
+	if (!ops->mknod_prefilter)
+		return fuse_bpf_no_prefilter(ops->mknod_postfilter);
+	return ops->mknod_prefilter(&req->meta, &m->in.mknod, &m->name);
+}
+
+static int fuse_bpf_mknod_post(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
+
+	if (!ops->mknod_postfilter)
+		return 0;
+	return ops->mknod_postfilter(&req->meta, &m->in.mknod, &m->name);
+}
+
+static int fuse_bpf_mkdir_pre(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
+
+	if (!ops->mkdir_prefilter)
+		return fuse_bpf_no_prefilter(ops->mkdir_postfilter);
+	return ops->mkdir_prefilter(&req->meta, &m->in.mkdir, &m->name);
+}
+
+static int fuse_bpf_mkdir_post(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
+
+	if (!ops->mkdir_postfilter)
+		return 0;
+	return ops->mkdir_postfilter(&req->meta, &m->in.mkdir, &m->name);
+}
+
+static int fuse_bpf_symlink_pre(struct fuse_bpf_req *req,
+				const struct fuse_ops *ops)
+{
+	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
+
+	if (!ops->symlink_prefilter)
+		return fuse_bpf_no_prefilter(ops->symlink_postfilter);
+	return ops->symlink_prefilter(&req->meta, &m->name, &m->target);
+}
+
+static int fuse_bpf_symlink_post(struct fuse_bpf_req *req,
+				 const struct fuse_ops *ops)
+{
+	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
+
+	if (!ops->symlink_postfilter)
+		return 0;
+	return ops->symlink_postfilter(&req->meta, &m->name, &m->target);
+}
+
+static int fuse_bpf_link_pre(struct fuse_bpf_req *req,
+			     const struct fuse_ops *ops)
+{
+	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
+
+	if (!ops->link_prefilter)
+		return fuse_bpf_no_prefilter(ops->link_postfilter);
+	return ops->link_prefilter(&req->meta, &m->in.link, &m->name);
+}
+
+static int fuse_bpf_link_post(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
+
+	if (!ops->link_postfilter)
+		return 0;
+	return ops->link_postfilter(&req->meta, &m->in.link, &m->name);
 }
 
 static int fuse_bpf_make_lower(struct fuse_bpf_make *m, struct inode *ldir,
@@ -280,7 +432,11 @@ static int fuse_bpf_make_lower(struct fuse_bpf_make *m, struct inode *ldir,
 	case FUSE_MKDIR:
 		return vfs_mkdir(idmap, ldir, child, m->in.mkdir.mode);
 	case FUSE_SYMLINK:
-		return vfs_symlink(idmap, ldir, child, m->symlink);
+		if (m->target.size < 2 ||
+		    ((char *)m->target.data)[m->target.size - 1] ||
+		    strnlen(m->target.data, m->target.size) != m->target.size - 1)
+			return -EINVAL;
+		return vfs_symlink(idmap, ldir, child, m->target.data);
 	case FUSE_LINK:
 		return vfs_link(fuse_bpf_dentry(d_inode(m->old)), idmap, ldir,
 				child, NULL);
@@ -294,10 +450,14 @@ static int fuse_bpf_make_backing(struct fuse_bpf_req *req)
 	struct dentry *parent = fuse_bpf_dentry(req->inode);
 	struct inode *ldir = d_inode(parent);
 	struct dentry *child;
+	struct qstr name;
 	int err;
 
+	err = fuse_bpf_buf_qstr(&m->name, &name);
+	if (err)
+		return err;
 	inode_lock_nested(ldir, I_MUTEX_PARENT);
-	child = fuse_bpf_lookup_child(parent, &m->entry->d_name);
+	child = fuse_bpf_lookup_child(parent, &name);
 	err = PTR_ERR(child);
 	if (IS_ERR(child))
 		goto out;
@@ -310,7 +470,7 @@ static int fuse_bpf_make_backing(struct fuse_bpf_req *req)
 	/* Some filesystems leave the new dentry unhashed: look it up again. */
 	if (d_unhashed(child) || d_is_negative(child)) {
 		dput(child);
-		child = fuse_bpf_lookup_child(parent, &m->entry->d_name);
+		child = fuse_bpf_lookup_child(parent, &name);
 		err = PTR_ERR(child);
 		if (IS_ERR(child))
 			goto out;
@@ -320,6 +480,8 @@ static int fuse_bpf_make_backing(struct fuse_bpf_req *req)
 	}
 	m->made.dentry = dget(child);
 	m->made.mnt = fuse_bpf_path(req->inode)->mnt;
+	if (req->post)
+		fuse_bpf_fill_attr(d_inode(child), &m->entry_out.attr);
 	err = 0;
 out_dput:
 	dput(child);
@@ -334,14 +496,16 @@ static int fuse_bpf_make_finish(struct fuse_bpf_req *req, int err)
 	struct inode *inode;
 
 	fuse_bpf_copyattr(req->inode);
-	if (err)
+	if (err) {
+		dput(m->made.dentry);
 		return err;
+	}
 	if (m->old) {
 		inode = d_inode(m->old);
 		ihold(inode);
 		fuse_bpf_copyattr(inode);
 	} else {
-		inode = fuse_bpf_iget(req->inode->i_sb, &m->made);
+		inode = fuse_bpf_iget(req->inode, &m->made);
 	}
 	dput(m->made.dentry);
 	if (IS_ERR(inode))
@@ -350,30 +514,32 @@ static int fuse_bpf_make_finish(struct fuse_bpf_req *req, int err)
 	return 0;
 }
 
-#define FUSE_BPF_MAKE_OP(flags_)		\
+#define FUSE_BPF_MAKE_OP(op, flags_)		\
 {						\
 	.setup = fuse_bpf_make_setup,		\
+	.prefilter = fuse_bpf_##op##_pre,	\
 	.backing = fuse_bpf_make_backing,	\
+	.postfilter = fuse_bpf_##op##_post,	\
 	.finish = fuse_bpf_make_finish,		\
 	.flags = (flags_),			\
 }
 
 const struct fuse_bpf_op fuse_bpf_create_op =
-	FUSE_BPF_MAKE_OP(FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER);
+	FUSE_BPF_MAKE_OP(create, FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER);
 const struct fuse_bpf_op fuse_bpf_mknod_op =
-	FUSE_BPF_MAKE_OP(FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER);
+	FUSE_BPF_MAKE_OP(mknod, FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER);
 const struct fuse_bpf_op fuse_bpf_mkdir_op =
-	FUSE_BPF_MAKE_OP(FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER);
+	FUSE_BPF_MAKE_OP(mkdir, FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER);
 const struct fuse_bpf_op fuse_bpf_symlink_op =
-	FUSE_BPF_MAKE_OP(FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER);
-const struct fuse_bpf_op fuse_bpf_link_op = FUSE_BPF_MAKE_OP(FUSE_BPF_WRITE);
+	FUSE_BPF_MAKE_OP(symlink, FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER);
+const struct fuse_bpf_op fuse_bpf_link_op =
+	FUSE_BPF_MAKE_OP(link, FUSE_BPF_WRITE);
 
 static bool fuse_bpf_make(int *err, struct fuse_bpf_make *m)
 {
 	if (!fuse_bpf_backed(m->req.inode))
 		return false;
-	*err = fuse_bpf_run(&m->req);
-	return true;
+	return fuse_bpf_result(err, fuse_bpf_run(&m->req));
 }
 
 bool fuse_bpf_create(int *err, struct inode *dir, struct dentry *entry,
@@ -452,6 +618,7 @@ bool fuse_bpf_link(int *err, struct dentry *old, struct inode *dir,
 
 struct fuse_bpf_remove {
 	struct fuse_bpf_req req;
+	struct fuse_buffer name;
 	struct dentry *entry;
 };
 
@@ -459,8 +626,49 @@ static int fuse_bpf_remove_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_remove *r = container_of(req, typeof(*r), req);
 
-	fuse_bpf_arg_in(req, r->entry->d_name.len + 1, r->entry->d_name.name);
+	fuse_bpf_buf_name(req, &r->name, &r->entry->d_name);
+	fuse_bpf_arg_in(req, r->name.size, r->name.data);
 	return 0;
+}
+
+static int fuse_bpf_unlink_pre(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_remove *r = container_of(req, typeof(*r), req);
+
+	if (!ops->unlink_prefilter)
+		return fuse_bpf_no_prefilter(ops->unlink_postfilter);
+	return ops->unlink_prefilter(&req->meta, &r->name);
+}
+
+static int fuse_bpf_unlink_post(struct fuse_bpf_req *req,
+				const struct fuse_ops *ops)
+{
+	struct fuse_bpf_remove *r = container_of(req, typeof(*r), req);
+
+	if (!ops->unlink_postfilter)
+		return 0;
+	return ops->unlink_postfilter(&req->meta, &r->name);
+}
+
+static int fuse_bpf_rmdir_pre(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_remove *r = container_of(req, typeof(*r), req);
+
+	if (!ops->rmdir_prefilter)
+		return fuse_bpf_no_prefilter(ops->rmdir_postfilter);
+	return ops->rmdir_prefilter(&req->meta, &r->name);
+}
+
+static int fuse_bpf_rmdir_post(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_remove *r = container_of(req, typeof(*r), req);
+
+	if (!ops->rmdir_postfilter)
+		return 0;
+	return ops->rmdir_postfilter(&req->meta, &r->name);
 }
 
 /*
@@ -473,7 +681,9 @@ static int fuse_bpf_remove_setup(struct fuse_bpf_req *req)
  * with LOOKUP_REVAL, d_revalidate corrects our dentry, and the call is
  * retried once, checked on the inode now there.  A source gone from the
  * lower directory gives -ENOENT.  In-kernel callers that do not retry
- * (a stacked filesystem above) see the -ESTALE.
+ * (a stacked filesystem above) see the -ESTALE.  The lower names are
+ * those the filter left: a view that renames entries maps them back in
+ * its prefilters.
  */
 static int fuse_bpf_check_child(struct dentry *child, struct dentry *entry,
 				bool source)
@@ -495,10 +705,14 @@ static int fuse_bpf_remove_backing(struct fuse_bpf_req *req)
 	struct inode *ldir = d_inode(parent);
 	struct mnt_idmap *idmap = fuse_bpf_idmap(req->inode);
 	struct dentry *child;
+	struct qstr name;
 	int err;
 
+	err = fuse_bpf_buf_qstr(&r->name, &name);
+	if (err)
+		return err;
 	inode_lock_nested(ldir, I_MUTEX_PARENT);
-	child = fuse_bpf_lookup_child(parent, &r->entry->d_name);
+	child = fuse_bpf_lookup_child(parent, &name);
 	err = PTR_ERR(child);
 	if (IS_ERR(child))
 		goto out;
@@ -525,14 +739,18 @@ static int fuse_bpf_remove_finish(struct fuse_bpf_req *req, int err)
 
 const struct fuse_bpf_op fuse_bpf_unlink_op = {
 	.setup = fuse_bpf_remove_setup,
+	.prefilter = fuse_bpf_unlink_pre,
 	.backing = fuse_bpf_remove_backing,
+	.postfilter = fuse_bpf_unlink_post,
 	.finish = fuse_bpf_remove_finish,
 	.flags = FUSE_BPF_WRITE,
 };
 
 const struct fuse_bpf_op fuse_bpf_rmdir_op = {
 	.setup = fuse_bpf_remove_setup,
+	.prefilter = fuse_bpf_rmdir_pre,
 	.backing = fuse_bpf_remove_backing,
+	.postfilter = fuse_bpf_rmdir_post,
 	.finish = fuse_bpf_remove_finish,
 	.flags = FUSE_BPF_WRITE,
 };
@@ -547,8 +765,7 @@ static bool fuse_bpf_remove(int *err, u32 opcode, struct inode *dir,
 
 	if (!fuse_bpf_backed(dir))
 		return false;
-	*err = fuse_bpf_run(&r.req);
-	return true;
+	return fuse_bpf_result(err, fuse_bpf_run(&r.req));
 }
 
 bool fuse_bpf_unlink(int *err, struct inode *dir, struct dentry *entry)
@@ -563,9 +780,13 @@ bool fuse_bpf_rmdir(int *err, struct inode *dir, struct dentry *entry)
 
 /* rename */
 
+/* FUSE_RENAME when there are no flags, FUSE_RENAME2 otherwise, as FUSE */
 struct fuse_bpf_rename {
 	struct fuse_bpf_req req;
 	struct fuse_rename2_in in;
+	struct fuse_rename_in in_noflags;
+	struct fuse_buffer old_name;
+	struct fuse_buffer new_name;
 	struct inode *newdir;
 	struct dentry *oldent;
 	struct dentry *newent;
@@ -575,10 +796,50 @@ static int fuse_bpf_rename_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_rename *r = container_of(req, typeof(*r), req);
 
-	fuse_bpf_arg_in(req, sizeof(r->in), &r->in);
-	fuse_bpf_arg_in(req, r->oldent->d_name.len + 1, r->oldent->d_name.name);
-	fuse_bpf_arg_in(req, r->newent->d_name.len + 1, r->newent->d_name.name);
+	r->in_noflags.newdir = r->in.newdir;
+	if (req->args.opcode == FUSE_RENAME)
+		fuse_bpf_arg_in(req, sizeof(r->in_noflags), &r->in_noflags);
+	else
+		fuse_bpf_arg_in(req, sizeof(r->in), &r->in);
+	fuse_bpf_buf_name(req, &r->old_name, &r->oldent->d_name);
+	fuse_bpf_buf_name(req, &r->new_name, &r->newent->d_name);
+	fuse_bpf_arg_in(req, r->old_name.size, r->old_name.data);
+	fuse_bpf_arg_in(req, r->new_name.size, r->new_name.data);
 	return 0;
+}
+
+static int fuse_bpf_rename_pre(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_rename *r = container_of(req, typeof(*r), req);
+
+	if (req->args.opcode == FUSE_RENAME) {
+		if (!ops->rename_prefilter)
+			return fuse_bpf_no_prefilter(ops->rename_postfilter);
+		return ops->rename_prefilter(&req->meta, &r->in_noflags,
+					     &r->old_name, &r->new_name);
+	}
+	if (!ops->rename2_prefilter)
+		return fuse_bpf_no_prefilter(ops->rename2_postfilter);
+	return ops->rename2_prefilter(&req->meta, &r->in, &r->old_name,
+				      &r->new_name);
+}
+
+static int fuse_bpf_rename_post(struct fuse_bpf_req *req,
+				const struct fuse_ops *ops)
+{
+	struct fuse_bpf_rename *r = container_of(req, typeof(*r), req);
+
+	if (req->args.opcode == FUSE_RENAME) {
+		if (!ops->rename_postfilter)
+			return 0;
+		return ops->rename_postfilter(&req->meta, &r->in_noflags,
+					      &r->old_name, &r->new_name);
+	}
+	if (!ops->rename2_postfilter)
+		return 0;
+	return ops->rename2_postfilter(&req->meta, &r->in, &r->old_name,
+				       &r->new_name);
 }
 
 static int fuse_bpf_rename_lower(struct fuse_bpf_rename *r,
@@ -621,16 +882,22 @@ static int fuse_bpf_rename_backing(struct fuse_bpf_req *req)
 	struct dentry *lolddir = fuse_bpf_dentry(req->inode);
 	struct dentry *lnewdir = fuse_bpf_dentry(r->newdir);
 	struct dentry *trap, *lold, *lnew;
+	struct qstr oldname, newname;
 	int err;
 
+	err = fuse_bpf_buf_qstr(&r->old_name, &oldname);
+	if (!err)
+		err = fuse_bpf_buf_qstr(&r->new_name, &newname);
+	if (err)
+		return err;
 	trap = lock_rename(lnewdir, lolddir);
 	if (IS_ERR(trap))
 		return PTR_ERR(trap);
-	lold = fuse_bpf_lookup_child(lolddir, &r->oldent->d_name);
+	lold = fuse_bpf_lookup_child(lolddir, &oldname);
 	err = PTR_ERR(lold);
 	if (IS_ERR(lold))
 		goto out_unlock;
-	lnew = fuse_bpf_lookup_child(lnewdir, &r->newent->d_name);
+	lnew = fuse_bpf_lookup_child(lnewdir, &newname);
 	err = PTR_ERR(lnew);
 	if (!IS_ERR(lnew)) {
 		err = fuse_bpf_rename_lower(r, lold, lnew, trap);
@@ -657,7 +924,9 @@ static int fuse_bpf_rename_finish(struct fuse_bpf_req *req, int err)
 
 const struct fuse_bpf_op fuse_bpf_rename_op = {
 	.setup = fuse_bpf_rename_setup,
+	.prefilter = fuse_bpf_rename_pre,
 	.backing = fuse_bpf_rename_backing,
+	.postfilter = fuse_bpf_rename_post,
 	.finish = fuse_bpf_rename_finish,
 	.flags = FUSE_BPF_WRITE,
 };
@@ -667,7 +936,7 @@ bool fuse_bpf_rename(int *err, struct inode *olddir, struct dentry *oldent,
 		     unsigned int flags)
 {
 	struct fuse_bpf_rename r = {
-		.req = FUSE_BPF_REQ(FUSE_RENAME2, olddir),
+		.req = FUSE_BPF_REQ(flags ? FUSE_RENAME2 : FUSE_RENAME, olddir),
 		.in = { .newdir = get_node_id(newdir), .flags = flags },
 		.newdir = newdir,
 		.oldent = oldent,
@@ -676,11 +945,11 @@ bool fuse_bpf_rename(int *err, struct inode *olddir, struct dentry *oldent,
 
 	if (!fuse_bpf_backed(olddir) && !fuse_bpf_backed(newdir))
 		return false;
-	if (!fuse_bpf_backed(olddir) || !fuse_bpf_backed(newdir))
+	if (!fuse_bpf_backed(olddir) || !fuse_bpf_backed(newdir)) {
 		*err = -EXDEV;
-	else
-		*err = fuse_bpf_run(&r.req);
-	return true;
+		return true;
+	}
+	return fuse_bpf_result(err, fuse_bpf_run(&r.req));
 }
 
 /* O_TMPFILE */
@@ -700,14 +969,38 @@ static int fuse_bpf_tmpfile_setup(struct fuse_bpf_req *req)
 	return 0;
 }
 
-static int fuse_bpf_tmpfile_backing(struct fuse_bpf_req *req)
+static int fuse_bpf_tmpfile_pre(struct fuse_bpf_req *req,
+				const struct fuse_ops *ops)
 {
 	struct fuse_bpf_tmpfile *t = container_of(req, typeof(*t), req);
 
-	t->lower = backing_tmpfile_open(t->file, t->in.flags,
-					fuse_bpf_path(req->inode), t->in.mode,
-					current_cred());
-	return PTR_ERR_OR_ZERO(t->lower);
+	if (!ops->tmpfile_prefilter)
+		return fuse_bpf_no_prefilter(ops->tmpfile_postfilter);
+	return ops->tmpfile_prefilter(&req->meta, &t->in);
+}
+
+static int fuse_bpf_tmpfile_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_tmpfile *t = container_of(req, typeof(*t), req);
+	struct file *lower;
+
+	lower = backing_tmpfile_open(t->file, t->in.flags,
+				     fuse_bpf_path(req->inode), t->in.mode,
+				     current_cred());
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
+	t->lower = lower;
+	return 0;
+}
+
+static int fuse_bpf_tmpfile_post(struct fuse_bpf_req *req,
+				 const struct fuse_ops *ops)
+{
+	struct fuse_bpf_tmpfile *t = container_of(req, typeof(*t), req);
+
+	if (!ops->tmpfile_postfilter)
+		return 0;
+	return ops->tmpfile_postfilter(&req->meta, &t->in);
 }
 
 static int fuse_bpf_tmpfile_finish(struct fuse_bpf_req *req, int err)
@@ -715,9 +1008,12 @@ static int fuse_bpf_tmpfile_finish(struct fuse_bpf_req *req, int err)
 	struct fuse_bpf_tmpfile *t = container_of(req, typeof(*t), req);
 	struct inode *inode;
 
-	if (err)
+	if (err) {
+		if (t->lower)
+			fput(t->lower);
 		return err;
-	inode = fuse_bpf_iget(req->inode->i_sb, &t->lower->f_path);
+	}
+	inode = fuse_bpf_iget(req->inode, &t->lower->f_path);
 	fput(t->lower);
 	if (IS_ERR(inode))
 		return PTR_ERR(inode);
@@ -732,7 +1028,9 @@ static int fuse_bpf_tmpfile_finish(struct fuse_bpf_req *req, int err)
 
 const struct fuse_bpf_op fuse_bpf_tmpfile_op = {
 	.setup = fuse_bpf_tmpfile_setup,
+	.prefilter = fuse_bpf_tmpfile_pre,
 	.backing = fuse_bpf_tmpfile_backing,
+	.postfilter = fuse_bpf_tmpfile_post,
 	.finish = fuse_bpf_tmpfile_finish,
 	.flags = FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER,
 };
@@ -752,8 +1050,7 @@ bool fuse_bpf_tmpfile(int *err, struct inode *dir, struct file *file,
 
 	if (!fuse_bpf_backed(dir))
 		return false;
-	*err = fuse_bpf_run(&t.req);
-	return true;
+	return fuse_bpf_result(err, fuse_bpf_run(&t.req));
 }
 
 /* Create and open in one go. */
@@ -765,7 +1062,8 @@ bool fuse_bpf_atomic_open(int *err, struct inode *dir, struct dentry *entry,
 	if (!fuse_bpf_backed(dir))
 		return false;
 	if (d_in_lookup(entry)) {
-		fuse_bpf_lookup(&res, dir, entry, 0);
+		if (!fuse_bpf_lookup(&res, dir, entry, 0))
+			return false;
 		if (IS_ERR(res)) {
 			*err = PTR_ERR(res);
 			return true;
@@ -778,7 +1076,11 @@ bool fuse_bpf_atomic_open(int *err, struct inode *dir, struct dentry *entry,
 		return true;
 	}
 	file->f_mode |= FMODE_CREATED;
-	fuse_bpf_create(err, dir, entry, mode, flags & O_EXCL);
+	if (!fuse_bpf_create(err, dir, entry, mode, flags & O_EXCL)) {
+		/* For the daemon: the lookup left a negative entry, res NULL */
+		file->f_mode &= ~FMODE_CREATED;
+		return false;
+	}
 	/*
 	 * The name appeared on the lower filesystem since our lookup.  Without
 	 * O_EXCL that is an open, not an error: -ESTALE makes the VFS walk
@@ -796,9 +1098,42 @@ bool fuse_bpf_atomic_open(int *err, struct inode *dir, struct dentry *entry,
 
 struct fuse_bpf_readlink {
 	struct fuse_bpf_req req;
+	struct fuse_buffer name;
+	struct dentry *entry;
 	struct delayed_call *done;
 	const char *link;
 };
+
+/* The filters see the link's name; they may fail the call, not rename. */
+static int fuse_bpf_readlink_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_readlink *r = container_of(req, typeof(*r), req);
+
+	fuse_bpf_buf_in(req, &r->name, (void *)r->entry->d_name.name,
+			r->entry->d_name.len + 1, NAME_MAX + 1,
+			BPF_FUSE_IMMUTABLE);
+	return 0;
+}
+
+static int fuse_bpf_readlink_pre(struct fuse_bpf_req *req,
+				 const struct fuse_ops *ops)
+{
+	struct fuse_bpf_readlink *r = container_of(req, typeof(*r), req);
+
+	if (!ops->get_link_prefilter)
+		return fuse_bpf_no_prefilter(ops->get_link_postfilter);
+	return ops->get_link_prefilter(&req->meta, &r->name);
+}
+
+static int fuse_bpf_readlink_post(struct fuse_bpf_req *req,
+				  const struct fuse_ops *ops)
+{
+	struct fuse_bpf_readlink *r = container_of(req, typeof(*r), req);
+
+	if (!ops->get_link_postfilter)
+		return 0;
+	return ops->get_link_postfilter(&req->meta, &r->name);
+}
 
 static int fuse_bpf_readlink_backing(struct fuse_bpf_req *req)
 {
@@ -809,7 +1144,10 @@ static int fuse_bpf_readlink_backing(struct fuse_bpf_req *req)
 }
 
 const struct fuse_bpf_op fuse_bpf_readlink_op = {
+	.setup = fuse_bpf_readlink_setup,
+	.prefilter = fuse_bpf_readlink_pre,
 	.backing = fuse_bpf_readlink_backing,
+	.postfilter = fuse_bpf_readlink_post,
 };
 
 bool fuse_bpf_get_link(const char **res, struct dentry *entry,
@@ -817,6 +1155,7 @@ bool fuse_bpf_get_link(const char **res, struct dentry *entry,
 {
 	struct fuse_bpf_readlink r = {
 		.req = FUSE_BPF_REQ(FUSE_READLINK, inode),
+		.entry = entry,
 		.done = done,
 	};
 	int err;
@@ -828,6 +1167,8 @@ bool fuse_bpf_get_link(const char **res, struct dentry *entry,
 		return true;
 	}
 	err = fuse_bpf_run(&r.req);
+	if (err == FUSE_BPF_FALLBACK)
+		return false;
 	*res = err ? ERR_PTR(err) : r.link;
 	return true;
 }
@@ -839,6 +1180,7 @@ struct fuse_bpf_open {
 	struct fuse_open_in in;
 	struct fuse_open_out out;
 	struct file *file;
+	struct fuse_file *ff;
 };
 
 static int fuse_bpf_open_setup(struct fuse_bpf_req *req)
@@ -876,17 +1218,82 @@ static int fuse_bpf_open_step(struct fuse_bpf_req *req)
 	ff->nodeid = get_node_id(req->inode);
 	ff->passthrough = lower;
 	o->file->private_data = ff;
+	o->ff = ff;
 	return 0;
+}
+
+/*
+ * The filters may fail an open; the flags are the VFS's (f_mode is set),
+ * so a rewrite of in->flags does not change how the file is opened.
+ */
+static int fuse_bpf_open_pre(struct fuse_bpf_req *req,
+			     const struct fuse_ops *ops)
+{
+	struct fuse_bpf_open *o = container_of(req, typeof(*o), req);
+
+	if (!ops->open_prefilter)
+		return fuse_bpf_no_prefilter(ops->open_postfilter);
+	return ops->open_prefilter(&req->meta, &o->in);
+}
+
+static int fuse_bpf_open_post(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_open *o = container_of(req, typeof(*o), req);
+
+	if (!ops->open_postfilter)
+		return 0;
+	return ops->open_postfilter(&req->meta, &o->in, &o->out);
+}
+
+static int fuse_bpf_opendir_pre(struct fuse_bpf_req *req,
+				const struct fuse_ops *ops)
+{
+	struct fuse_bpf_open *o = container_of(req, typeof(*o), req);
+
+	if (!ops->opendir_prefilter)
+		return fuse_bpf_no_prefilter(ops->opendir_postfilter);
+	return ops->opendir_prefilter(&req->meta, &o->in);
+}
+
+static int fuse_bpf_opendir_post(struct fuse_bpf_req *req,
+				 const struct fuse_ops *ops)
+{
+	struct fuse_bpf_open *o = container_of(req, typeof(*o), req);
+
+	if (!ops->opendir_postfilter)
+		return 0;
+	return ops->opendir_postfilter(&req->meta, &o->in, &o->out);
+}
+
+/* A postfilter failed the open: give back what the open step took. */
+static int fuse_bpf_open_finish(struct fuse_bpf_req *req, int err)
+{
+	struct fuse_bpf_open *o = container_of(req, typeof(*o), req);
+
+	if (err && o->ff) {
+		fput(o->ff->passthrough);
+		put_cred(o->ff->cred);
+		fuse_file_free(o->ff);
+		o->file->private_data = NULL;
+	}
+	return err;
 }
 
 const struct fuse_bpf_op fuse_bpf_opendir_op = {
 	.setup = fuse_bpf_open_setup,
+	.prefilter = fuse_bpf_opendir_pre,
 	.backing = fuse_bpf_open_step,
+	.postfilter = fuse_bpf_opendir_post,
+	.finish = fuse_bpf_open_finish,
 };
 
 const struct fuse_bpf_op fuse_bpf_open_op = {
 	.setup = fuse_bpf_open_setup,
+	.prefilter = fuse_bpf_open_pre,
 	.backing = fuse_bpf_open_step,
+	.postfilter = fuse_bpf_open_post,
+	.finish = fuse_bpf_open_finish,
 };
 
 bool fuse_bpf_open_common(int *err, u32 opcode, struct inode *inode,
@@ -900,8 +1307,7 @@ bool fuse_bpf_open_common(int *err, u32 opcode, struct inode *inode,
 
 	if (!fuse_bpf_backed(inode))
 		return false;
-	*err = fuse_bpf_run(&o.req);
-	return true;
+	return fuse_bpf_result(err, fuse_bpf_run(&o.req));
 }
 
 bool fuse_bpf_opendir(int *err, struct inode *inode, struct file *file)
@@ -909,24 +1315,106 @@ bool fuse_bpf_opendir(int *err, struct inode *inode, struct file *file)
 	return fuse_bpf_open_common(err, FUSE_OPENDIR, inode, file);
 }
 
+/*
+ * readdir.  Without a postfilter the lower directory fills the caller's
+ * context directly.  With one, a chunk of the lower directory is read as
+ * FUSE_READDIR would return it (fuse_dirent records, each off the cookie
+ * of the next entry), the postfilter may rewrite it, and finish hands the
+ * records to the caller; a chunk the filter emptied is followed by the
+ * next one.
+ */
 struct fuse_bpf_readdir {
 	struct fuse_bpf_req req;
 	struct fuse_read_in in;
+	struct fuse_read_out out;
+	struct fuse_buffer buffer;
 	struct file *file;
 	struct dir_context *ctx;
+	void *page;
+	bool again;
 };
+
+struct fuse_bpf_dirents {
+	struct dir_context ctx;
+	struct fuse_dirent *last;
+	char *buf;
+	unsigned int len;
+};
+
+static bool fuse_bpf_fill_dirent(struct dir_context *ctx, const char *name,
+				 int namelen, loff_t offset, u64 ino,
+				 unsigned int d_type)
+{
+	struct fuse_bpf_dirents *d = container_of(ctx, typeof(*d), ctx);
+	size_t reclen = FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET + namelen);
+	struct fuse_dirent *de;
+
+	if (d->len + reclen > PAGE_SIZE)
+		return false;
+	/* The cookie of an entry is where the next one starts. */
+	if (d->last)
+		d->last->off = offset;
+	de = (struct fuse_dirent *)(d->buf + d->len);
+	memset(de, 0, reclen);
+	de->ino = ino;
+	de->namelen = namelen;
+	de->type = d_type;
+	memcpy(de->name, name, namelen);
+	d->last = de;
+	d->len += reclen;
+	return true;
+}
 
 static int fuse_bpf_readdir_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_readdir *r = container_of(req, typeof(*r), req);
 
 	fuse_bpf_arg_in(req, sizeof(r->in), &r->in);
+	fuse_bpf_arg_out(req, sizeof(r->out), &r->out);
+	return 0;
+}
+
+static int fuse_bpf_readdir_pre(struct fuse_bpf_req *req,
+				const struct fuse_ops *ops)
+{
+	struct fuse_bpf_readdir *r = container_of(req, typeof(*r), req);
+
+	if (!ops->readdir_prefilter)
+		return fuse_bpf_no_prefilter(ops->readdir_postfilter);
+	return ops->readdir_prefilter(&req->meta, &r->in);
+}
+
+/* A chunk of the lower directory from r->in.offset, for the postfilter. */
+static int fuse_bpf_readdir_chunk(struct fuse_bpf_readdir *r,
+				  struct file *lower)
+{
+	struct fuse_bpf_dirents d = { .ctx.actor = fuse_bpf_fill_dirent };
+	int err;
+
+	r->page = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!r->page)
+		return -ENOMEM;
+	d.buf = r->page;
+	err = iterate_dir(lower, &d.ctx);
+	if (err)
+		return err;
+	if (d.last)
+		d.last->off = d.ctx.pos;
+	r->out.offset = d.ctx.pos;
+	r->buffer = (struct fuse_buffer) {
+		.data = r->page,
+		.size = d.len,
+		.alloc_size = PAGE_SIZE,
+		.max_size = 2 * PAGE_SIZE,
+		.flags = BPF_FUSE_VARIABLE_SIZE,
+	};
 	return 0;
 }
 
 /*
  * The lower directory's own offsets are ours: seek the backing file to
- * ctx->pos first, so telldir()/seekdir() work as on the lower directory.
+ * the offset asked first, so telldir()/seekdir() work as on the lower
+ * directory.
  */
 static int fuse_bpf_readdir_backing(struct fuse_bpf_req *req)
 {
@@ -934,31 +1422,95 @@ static int fuse_bpf_readdir_backing(struct fuse_bpf_req *req)
 	struct file *lower = fuse_bpf_file(r->file);
 	loff_t pos;
 
-	if (lower->f_pos != r->ctx->pos) {
-		pos = vfs_llseek(lower, r->ctx->pos, SEEK_SET);
+	if (lower->f_pos != r->in.offset) {
+		pos = vfs_llseek(lower, r->in.offset, SEEK_SET);
 		if (pos < 0)
 			return pos;
 	}
+	if (req->post)
+		return fuse_bpf_readdir_chunk(r, lower);
 	return iterate_dir(lower, r->ctx);
+}
+
+static int fuse_bpf_readdir_post(struct fuse_bpf_req *req,
+				 const struct fuse_ops *ops)
+{
+	struct fuse_bpf_readdir *r = container_of(req, typeof(*r), req);
+
+	if (!ops->readdir_postfilter)
+		return 0;
+	return ops->readdir_postfilter(&req->meta, &r->in, &r->out,
+				       &r->buffer);
+}
+
+/* Hand the (filtered) records to the caller, as fuse_parse_dirfile(). */
+static int fuse_bpf_readdir_emit(struct fuse_bpf_readdir *r)
+{
+	const char *buf = r->buffer.data;
+	size_t len = r->buffer.size;
+	bool emitted = false;
+
+	while (len >= FUSE_NAME_OFFSET) {
+		const struct fuse_dirent *de = (const void *)buf;
+		size_t reclen = FUSE_DIRENT_SIZE(de);
+
+		if (!de->namelen || de->namelen > NAME_MAX || reclen > len ||
+		    memchr(de->name, '/', de->namelen) ||
+		    memchr(de->name, 0, de->namelen))
+			return -EIO;
+		if (!dir_emit(r->ctx, de->name, de->namelen, de->ino,
+			      de->type))
+			return 0;
+		r->ctx->pos = de->off;
+		emitted = true;
+		buf += reclen;
+		len -= reclen;
+	}
+	/* The filter dropped a whole chunk: read on, unless at the end. */
+	if (!emitted && r->out.offset != r->in.offset) {
+		r->ctx->pos = r->out.offset;
+		r->again = true;
+	}
+	return 0;
+}
+
+static int fuse_bpf_readdir_finish(struct fuse_bpf_req *req, int err)
+{
+	struct fuse_bpf_readdir *r = container_of(req, typeof(*r), req);
+
+	if (!err && r->page)
+		err = fuse_bpf_readdir_emit(r);
+	if (r->page) {
+		bpf_fuse_free_buffer(&r->buffer);
+		kfree(r->page);
+	}
+	return err;
 }
 
 const struct fuse_bpf_op fuse_bpf_readdir_op = {
 	.setup = fuse_bpf_readdir_setup,
+	.prefilter = fuse_bpf_readdir_pre,
 	.backing = fuse_bpf_readdir_backing,
+	.postfilter = fuse_bpf_readdir_post,
+	.finish = fuse_bpf_readdir_finish,
 };
 
 bool fuse_bpf_readdir(int *err, struct file *file, struct dir_context *ctx)
 {
 	struct inode *inode = file_inode(file);
-	struct fuse_bpf_readdir r = {
-		.req = FUSE_BPF_REQ(FUSE_READDIR, inode),
-		.in = { .offset = ctx->pos },
-		.file = file,
-		.ctx = ctx,
-	};
+	struct fuse_bpf_readdir r;
+	int ret;
 
 	if (!fuse_bpf_backed(inode))
 		return false;
-	*err = fuse_bpf_run(&r.req);
-	return true;
+	do {
+		r = (struct fuse_bpf_readdir) {
+			.req = FUSE_BPF_REQ(FUSE_READDIR, inode),
+			.in = { .offset = ctx->pos, .size = PAGE_SIZE },
+			.file = file,
+			.ctx = ctx,
+		};
+		ret = fuse_bpf_run(&r.req);
+	} while (!ret && r.again && !fatal_signal_pending(current));
+	return fuse_bpf_result(err, ret);
 }

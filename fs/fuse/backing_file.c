@@ -175,36 +175,170 @@ static int fuse_bpf_file_finish(struct fuse_bpf_req *req, int err)
 	return err;
 }
 
+static int fuse_bpf_flush_pre(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+
+	if (!ops->flush_prefilter)
+		return fuse_bpf_no_prefilter(ops->flush_postfilter);
+	return ops->flush_prefilter(&req->meta, &f->in.flush);
+}
+
+static int fuse_bpf_flush_post(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+
+	if (!ops->flush_postfilter)
+		return 0;
+	return ops->flush_postfilter(&req->meta, &f->in.flush);
+}
+
+static int fuse_bpf_fsync_pre(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+
+	if (!ops->fsync_prefilter)
+		return fuse_bpf_no_prefilter(ops->fsync_postfilter);
+	return ops->fsync_prefilter(&req->meta, &f->in.fsync);
+}
+
+static int fuse_bpf_fsync_post(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+
+	if (!ops->fsync_postfilter)
+		return 0;
+	return ops->fsync_postfilter(&req->meta, &f->in.fsync);
+}
+
+static int fuse_bpf_fsyncdir_pre(struct fuse_bpf_req *req,
+				 const struct fuse_ops *ops)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+
+	if (!ops->dir_fsync_prefilter)
+		return fuse_bpf_no_prefilter(ops->dir_fsync_postfilter);
+	return ops->dir_fsync_prefilter(&req->meta, &f->in.fsync);
+}
+
+static int fuse_bpf_fsyncdir_post(struct fuse_bpf_req *req,
+				  const struct fuse_ops *ops)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+
+	if (!ops->dir_fsync_postfilter)
+		return 0;
+	return ops->dir_fsync_postfilter(&req->meta, &f->in.fsync);
+}
+
+static int fuse_bpf_lseek_pre(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+
+	if (!ops->lseek_prefilter)
+		return fuse_bpf_no_prefilter(ops->lseek_postfilter);
+	return ops->lseek_prefilter(&req->meta, &f->in.lseek);
+}
+
+static int fuse_bpf_lseek_post(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+
+	if (!ops->lseek_postfilter)
+		return 0;
+	return ops->lseek_postfilter(&req->meta, &f->in.lseek, &f->out.lseek);
+}
+
+static int fuse_bpf_fallocate_pre(struct fuse_bpf_req *req,
+				  const struct fuse_ops *ops)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+
+	if (!ops->file_fallocate_prefilter)
+		return fuse_bpf_no_prefilter(ops->file_fallocate_postfilter);
+	return ops->file_fallocate_prefilter(&req->meta, &f->in.fallocate);
+}
+
+static int fuse_bpf_fallocate_post(struct fuse_bpf_req *req,
+				   const struct fuse_ops *ops)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+
+	if (!ops->file_fallocate_postfilter)
+		return 0;
+	return ops->file_fallocate_postfilter(&req->meta, &f->in.fallocate);
+}
+
+static int fuse_bpf_copy_pre(struct fuse_bpf_req *req,
+			     const struct fuse_ops *ops)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+
+	if (!ops->copy_file_range_prefilter)
+		return fuse_bpf_no_prefilter(ops->copy_file_range_postfilter);
+	return ops->copy_file_range_prefilter(&req->meta, &f->in.copy);
+}
+
+static int fuse_bpf_copy_post(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
+
+	if (!ops->copy_file_range_postfilter)
+		return 0;
+	f->out.copy.size = f->res > 0 ? f->res : 0;
+	return ops->copy_file_range_postfilter(&req->meta, &f->in.copy,
+					       &f->out.copy);
+}
+
 const struct fuse_bpf_op fuse_bpf_flush_op = {
 	.setup = fuse_bpf_file_setup,
+	.prefilter = fuse_bpf_flush_pre,
 	.backing = fuse_bpf_flush_backing,
+	.postfilter = fuse_bpf_flush_post,
 };
 
 const struct fuse_bpf_op fuse_bpf_fsync_op = {
 	.setup = fuse_bpf_file_setup,
+	.prefilter = fuse_bpf_fsync_pre,
 	.backing = fuse_bpf_fsync_backing,
+	.postfilter = fuse_bpf_fsync_post,
 };
 
 const struct fuse_bpf_op fuse_bpf_fsyncdir_op = {
 	.setup = fuse_bpf_file_setup,
+	.prefilter = fuse_bpf_fsyncdir_pre,
 	.backing = fuse_bpf_fsync_backing,
+	.postfilter = fuse_bpf_fsyncdir_post,
 };
 
 const struct fuse_bpf_op fuse_bpf_lseek_op = {
 	.setup = fuse_bpf_file_setup,
+	.prefilter = fuse_bpf_lseek_pre,
 	.backing = fuse_bpf_lseek_backing,
+	.postfilter = fuse_bpf_lseek_post,
 };
 
 const struct fuse_bpf_op fuse_bpf_fallocate_op = {
 	.setup = fuse_bpf_file_setup,
+	.prefilter = fuse_bpf_fallocate_pre,
 	.backing = fuse_bpf_fallocate_backing,
+	.postfilter = fuse_bpf_fallocate_post,
 	.finish = fuse_bpf_file_finish,
 	.flags = FUSE_BPF_AS_CALLER,
 };
 
 const struct fuse_bpf_op fuse_bpf_copy_file_range_op = {
 	.setup = fuse_bpf_file_setup,
+	.prefilter = fuse_bpf_copy_pre,
 	.backing = fuse_bpf_copy_backing,
+	.postfilter = fuse_bpf_copy_post,
 	.flags = FUSE_BPF_AS_CALLER,
 };
 
@@ -229,8 +363,7 @@ static bool fuse_bpf_file_run(int *err, u32 opcode, struct file *file,
 	f->req.args.opcode = opcode;
 	f->req.args.nodeid = get_node_id(inode);
 	f->file = file;
-	*err = fuse_bpf_run(&f->req);
-	return true;
+	return fuse_bpf_result(err, fuse_bpf_run(&f->req));
 }
 
 bool fuse_bpf_flush(int *err, struct file *file, fl_owner_t id)
@@ -268,7 +401,8 @@ bool fuse_bpf_llseek(loff_t *res, struct file *file, loff_t offset,
 	inode_lock(inode);
 	backed = fuse_bpf_file_run(&err, FUSE_LSEEK, file, &f);
 	inode_unlock(inode);
-	*res = err ? err : f.out.lseek.offset;
+	if (backed)
+		*res = err ? err : f.out.lseek.offset;
 	return backed;
 }
 
@@ -336,7 +470,8 @@ bool fuse_bpf_copy_file_range(ssize_t *res, struct file *src, loff_t src_off,
 		*res = err;
 		return true;
 	}
-	fuse_bpf_file_run(&err, FUSE_COPY_FILE_RANGE, src, &f);
+	if (!fuse_bpf_file_run(&err, FUSE_COPY_FILE_RANGE, src, &f))
+		return false;
 	fuse_bpf_copyattr(file_inode(dst));
 	*res = err ? err : f.res;
 	return true;

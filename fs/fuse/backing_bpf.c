@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FUSE-BPF: the fuse_ops filters of backed nodes.
+ *
+ * A node's filter (root_bpf= at mount, inherited by the nodes below) is a
+ * registered fuse_ops struct_ops map.  fuse_bpf_run() calls its prefilter
+ * after an operation's setup and its postfilter after the backing step;
+ * each operation's own prefilter/postfilter step hands the filter the
+ * operation's FUSE arguments.  Variable-length arguments are fuse_buffers:
+ * what a filter's kfunc call allocates in one is freed when the operation
+ * ends, whatever its result.
+ */
+
+#include "fuse_i.h"
+
+#include <linux/fs_parser.h>
+
+/**
+ * fuse_bpf_prefilter - run the node's prefilter of an operation
+ * @op: the operation
+ * @req: the request, set up
+ * @ops: the node's filter
+ *
+ * Return: 0 to run the backing operation (req->post says whether the
+ * postfilter follows), FUSE_BPF_FALLBACK to send the operation to the
+ * daemon, or the error the operation fails with.
+ */
+int fuse_bpf_prefilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
+		       const struct fuse_ops *ops)
+{
+	unsigned int i;
+	int ret;
+
+	if (!op->prefilter)
+		return 0;
+	req->meta.opcode = req->args.opcode | FUSE_PREFILTER;
+	ret = op->prefilter(req, ops);
+	/* The inputs are the postfilter's to read, not to change. */
+	for (i = 0; i < req->nbufs; i++)
+		req->bufs[i]->flags |= BPF_FUSE_IMMUTABLE;
+
+	switch (ret) {
+	case BPF_FUSE_CONTINUE:
+		return 0;
+	case BPF_FUSE_POSTFILTER:
+		req->post = !!op->postfilter;
+		return 0;
+	case BPF_FUSE_USER:
+		/* A mount with no daemon has nobody to send it to. */
+		if (get_fuse_conn(req->inode)->no_daemon)
+			return -EOPNOTSUPP;
+		return FUSE_BPF_FALLBACK;
+	case BPF_FUSE_USER_PREFILTER:
+	case BPF_FUSE_USER_POSTFILTER:
+		/* The daemon's own filters are not supported yet. */
+		return -EOPNOTSUPP;
+	}
+	return IS_ERR_VALUE((long)ret) ? ret : -EINVAL;
+}
+
+/**
+ * fuse_bpf_postfilter - run the node's postfilter of an operation
+ * @op: the operation
+ * @req: the request
+ * @ops: the node's filter
+ * @err: the backing operation's result, the filter's error_in
+ *
+ * Return: the operation's result: the filter's errno if it returned one,
+ * else @err.
+ */
+int fuse_bpf_postfilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
+			const struct fuse_ops *ops, int err)
+{
+	int ret;
+
+	req->meta.opcode = req->args.opcode | FUSE_POSTFILTER;
+	req->meta.error_in = err;
+	ret = op->postfilter(req, ops);
+	return ret < 0 && IS_ERR_VALUE((long)ret) ? ret : err;
+}
+
+/**
+ * fuse_bpf_buf_in - describe a variable-length input of an operation
+ * @req: the request
+ * @buf: the buffer
+ * @data: what it holds, not the filter's to change in place
+ * @size: the bytes in use
+ * @max_size: the protocol's limit for this argument
+ * @flags: BPF_FUSE_* flags (BPF_FUSE_IMMUTABLE: the filter may only read it)
+ */
+void fuse_bpf_buf_in(struct fuse_bpf_req *req, struct fuse_buffer *buf,
+		     void *data, unsigned int size, unsigned int max_size,
+		     int flags)
+{
+	*buf = (struct fuse_buffer) {
+		.data = data,
+		.size = size,
+		.alloc_size = size,
+		.max_size = max_size,
+		.flags = flags | BPF_FUSE_MUST_ALLOCATE,
+	};
+	if (!WARN_ON_ONCE(req->nbufs >= FUSE_BPF_MAX_BUFS))
+		req->bufs[req->nbufs++] = buf;
+}
+
+/* A name, as FUSE sends it: NUL-terminated, at most NAME_MAX long. */
+void fuse_bpf_buf_name(struct fuse_bpf_req *req, struct fuse_buffer *buf,
+		       const struct qstr *name)
+{
+	fuse_bpf_buf_in(req, buf, (void *)name->name, name->len + 1,
+			NAME_MAX + 1, BPF_FUSE_VARIABLE_SIZE);
+}
+
+/*
+ * The name a (possibly rewritten) name buffer holds: one NUL-terminated
+ * path component.  "." and ".." and slashes are refused by the lower
+ * lookup itself.
+ */
+int fuse_bpf_buf_qstr(const struct fuse_buffer *buf, struct qstr *name)
+{
+	const char *s = buf->data;
+
+	if (buf->size < 2 || s[buf->size - 1] ||
+	    strnlen(s, buf->size) != buf->size - 1)
+		return -EINVAL;
+	*name = (struct qstr)QSTR_INIT(s, buf->size - 1);
+	return 0;
+}
+
+void fuse_bpf_buffers_free(struct fuse_bpf_req *req)
+{
+	unsigned int i;
+
+	for (i = 0; i < req->nbufs; i++)
+		bpf_fuse_free_buffer(req->bufs[i]);
+}
+
+/* The FUSE attributes of a lower inode, for the filters' entry and attr outs */
+void fuse_bpf_fill_attr(struct inode *inode, struct fuse_attr *attr)
+{
+	struct kstat stat;
+
+	generic_fillattr(&nop_mnt_idmap, STATX_BASIC_STATS, inode, &stat);
+	*attr = (struct fuse_attr) {
+		.ino = stat.ino,
+		.size = stat.size,
+		.blocks = stat.blocks,
+		.atime = stat.atime.tv_sec,
+		.mtime = stat.mtime.tv_sec,
+		.ctime = stat.ctime.tv_sec,
+		.atimensec = stat.atime.tv_nsec,
+		.mtimensec = stat.mtime.tv_nsec,
+		.ctimensec = stat.ctime.tv_nsec,
+		.mode = stat.mode,
+		.nlink = stat.nlink,
+		.uid = from_kuid(&init_user_ns, stat.uid),
+		.gid = from_kgid(&init_user_ns, stat.gid),
+		.rdev = new_encode_dev(stat.rdev),
+		.blksize = stat.blksize,
+	};
+}
+
+/*
+ * root_bpf=<name>: the registered fuse_ops program of the root, and so of
+ * every node below it.  Only who may make the backed mount may choose its
+ * filter (fuse_bpf_check_options() requires root_dir=).
+ */
+int fuse_bpf_parse_root_bpf(struct fs_context *fsc, struct fs_parameter *param)
+{
+	struct fuse_fs_context *ctx = fsc->fs_private;
+
+	if (ctx->root_bpf)
+		return invalfc(fsc, "root_bpf specified twice");
+	ctx->root_bpf = bpf_fuse_ops_get(param->string);
+	if (!ctx->root_bpf)
+		return errorfc(fsc, "root_bpf: no fuse_ops named %s",
+			       param->string), -ENOENT;
+	return 0;
+}
