@@ -1,0 +1,1258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FUSE-BPF filters: struct fuse_ops programs chosen with root_bpf= at
+ * mount time.
+ *
+ * The sample programs of progs/ (fuse_hide, fuse_suffix, fuse_redact,
+ * fuse_readonly, fuse_count, fuse_trivial) and the test-only fuse_test_*
+ * programs are registered with libbpf, then a no-daemon view of a tmpfs
+ * lower is mounted with them and checked from both sides: what the
+ * caller sees through the view, what the lower filesystem got.  The
+ * registry (a name taken once, unknown names, unregistering while a
+ * mount uses the program) and the verifier's refusals (fuse_reject_*
+ * programs, each in an object of its own) are checked too.
+ *
+ * Each test that mounts runs in a mount namespace of its own with a
+ * tmpfs on /tmp, so nothing it mounts outlives it; the programs a test
+ * registers go with its process.  Run as root, on a kernel with
+ * CONFIG_FUSE_BPF.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <sys/xattr.h>
+#include <linux/fuse.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "passthrough.h"
+#include "progs/fuse_count.h"
+#include "progs/fuse_redact.h"
+
+#include "fuse_count.skel.h"
+#include "fuse_hide.skel.h"
+#include "fuse_readonly.skel.h"
+#include "fuse_redact.skel.h"
+#include "fuse_suffix.skel.h"
+#include "fuse_trivial.skel.h"
+#include "fuse_view.skel.h"
+#include "fuse_test_postonly.skel.h"
+#include "fuse_test_preonly.skel.h"
+#include "fuse_test_rewrite.skel.h"
+#include "fuse_test_user.skel.h"
+#include "fuse_reject_buf_write.skel.h"
+#include "fuse_reject_meta_write.skel.h"
+#include "fuse_reject_oob_slice.skel.h"
+#include "fuse_reject_read_iter.skel.h"
+#include "fuse_reject_ro_slice.skel.h"
+#include "fuse_reject_syscall.skel.h"
+#include "fuse_reject_tracing.skel.h"
+
+#define LOWER		PT_LOWER
+#define MNT		PT_MNT
+#define MNT2		PT_SCRATCH "/mnt2"
+#define LOWER_MB	32
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE	(1 << 0)
+#endif
+
+/* Opcode bits of bpf_fuse_meta_info (include/uapi/linux/bpf.h) */
+#ifndef FUSE_PREFILTER
+#define FUSE_PREFILTER		0x10000
+#define FUSE_POSTFILTER		0x20000
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                              */
+/* ------------------------------------------------------------------ */
+
+/* The errno of a call that returned @ret, 0 when it succeeded */
+static int err_of(long ret)
+{
+	return ret < 0 ? errno : 0;
+}
+
+/* The same for a call returning an fd, closed if it was opened */
+static int err_fd(int fd)
+{
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static int rename_flags(const char *from, const char *to, unsigned int flags)
+{
+	return syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, flags);
+}
+
+/* Mount the view of the lower at @target with the program named @name */
+static int mount_filter(const char *target, const char *name)
+{
+	char opt[64];
+
+	snprintf(opt, sizeof(opt), "root_bpf=%s", name);
+	return pt_mount(LOWER, target, opt);
+}
+
+/* Whether @dir lists @name ("." and ".." included) */
+static bool dir_has(const char *dir, const char *name)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d)))
+		found = !strcmp(de->d_name, name);
+	closedir(d);
+	return found;
+}
+
+/*
+ * The entries of @dir but "." and "..", and how many of them end with
+ * @sfx (NULL: none is counted) in *@with; -1 if it cannot be listed.
+ */
+static int dir_count(const char *dir, const char *sfx, int *with)
+{
+	size_t sl = sfx ? strlen(sfx) : 0;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	*with = 0;
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		n++;
+		if (sfx && len >= sl && !strcmp(de->d_name + len - sl, sfx))
+			(*with)++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The permission bits of @st */
+static int perms(const struct stat *st)
+{
+	return st->st_mode & 07777;
+}
+
+/* Make the empty file @name in @dir */
+static int touch_in(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return pt_write_file(path, "", 0644);
+}
+
+/* Make @n empty files @fmt (with one %d) in @dir */
+static int make_files(const char *dir, const char *fmt, int n)
+{
+	char name[NAME_MAX + 1];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), fmt, i);
+		if (touch_in(dir, name))
+			return -1;
+	}
+	return 0;
+}
+
+/* A name of @len times @c, in @buf */
+static char *long_name(char *buf, char c, size_t len)
+{
+	memset(buf, c, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* The fixture: a tmpfs lower, the view mounted by each test            */
+/* ------------------------------------------------------------------ */
+
+FIXTURE(filter) {
+	struct pt_env env;
+};
+
+FIXTURE_SETUP(filter)
+{
+	pt_env_lower(_metadata, &self->env, PT_TMPFS, LOWER_MB);
+}
+
+FIXTURE_TEARDOWN(filter)
+{
+	umount2(MNT2, MNT_DETACH);
+	pt_env_teardown(_metadata, &self->env);
+}
+
+/* Register the struct_ops map @map of a loaded skeleton: its link */
+static struct bpf_link *register_map(struct __test_metadata *_metadata,
+				     struct bpf_map *map)
+{
+	struct bpf_link *link = bpf_map__attach_struct_ops(map);
+
+	ASSERT_NE(NULL, link)
+		TH_LOG("registering %s: %s", bpf_map__name(map),
+		       strerror(errno));
+	return link;
+}
+
+/* Mount the view at MNT with the program registered as @name */
+static void mount_view(struct __test_metadata *_metadata, const char *name)
+{
+	ASSERT_EQ(0, mount_filter(MNT, name))
+		TH_LOG("mount with root_bpf=%s: %s", name, strerror(errno));
+}
+
+/* ------------------------------------------------------------------ */
+/* fuse_hide                                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * "hidden" cannot be looked up nor listed, at any depth, also in a
+ * directory of several readdir chunks; it is still on the lower, and
+ * names that merely start like it are not hidden.
+ */
+TEST_F(filter, hide)
+{
+	struct fuse_hide *skel = fuse_hide__open_and_load();
+	struct bpf_link *reg;
+	char names[256];
+	struct stat st;
+	int with;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.hide_ops);
+	ASSERT_EQ(0, mkdir(LO("hidden"), 0755));
+	ASSERT_EQ(0, pt_write_file(LO("hidden/secret"), "s", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("hidden2"), "", 0644));
+	ASSERT_EQ(0, mkdir(LO("shown"), 0755));
+	ASSERT_EQ(0, mkdir(LO("shown/hidden"), 0755));
+	ASSERT_EQ(0, mkdir(LO("big"), 0755));
+	ASSERT_EQ(0, make_files(LO("big"), "a-long-file-name-%04d", 200));
+	ASSERT_EQ(0, mkdir(LO("big/hidden"), 0755));
+	ASSERT_EQ(0, make_files(LO("big"), "z-long-file-name-%04d", 200));
+	mount_view(_metadata, "hide");
+
+	EXPECT_EQ(ENOENT, err_of(stat(MN("hidden"), &st)));
+	EXPECT_EQ(ENOENT, err_of(stat(MN("hidden/secret"), &st)));
+	EXPECT_EQ(ENOENT, err_of(stat(MN("shown/hidden"), &st)));
+	EXPECT_EQ(ENOENT, err_of(stat(MN("big/hidden"), &st)));
+	EXPECT_EQ(0, err_of(stat(MN("hidden2"), &st)));
+
+	EXPECT_EQ(3, pt_dir_names(MNT, names, sizeof(names)));
+	EXPECT_STREQ("big hidden2 shown ", names);
+	EXPECT_EQ(0, pt_dir_names(MN("shown"), names, sizeof(names)));
+	EXPECT_EQ(400, dir_count(MN("big"), NULL, &with));
+	EXPECT_FALSE(dir_has(MN("big"), "hidden"));
+	EXPECT_TRUE(dir_has(MN("big"), "."));
+	EXPECT_TRUE(dir_has(MN("big"), ".."));
+
+	EXPECT_EQ(0, stat(LO("hidden/secret"), &st));
+	EXPECT_TRUE(dir_has(LOWER, "hidden"));
+
+	bpf_link__destroy(reg);
+	fuse_hide__destroy(skel);
+}
+
+/*
+ * The lower changes under a filtered view: a name renamed to "hidden" on
+ * the lower, whose dentry the view had cached, is hidden at once (the
+ * cached dentry is revalidated, the lookup goes through the filter
+ * again); an open file of it keeps working; a "hidden" renamed away shows
+ * up under its new name.
+ */
+TEST_F(filter, hide_lower_changes)
+{
+	struct fuse_hide *skel = fuse_hide__open_and_load();
+	struct bpf_link *reg;
+	char names[256], buf[8];
+	struct stat st;
+	int fd;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.hide_ops);
+	ASSERT_EQ(0, mkdir(LO("dir"), 0755));
+	ASSERT_EQ(0, pt_write_file(LO("dir/f"), "data", 0644));
+	ASSERT_EQ(0, mkdir(LO("hidden"), 0755));
+	mount_view(_metadata, "hide");
+
+	ASSERT_EQ(0, stat(MN("dir/f"), &st));
+	fd = open(MN("dir/f"), O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, rename(LO("hidden"), LO("was-hidden")));
+	ASSERT_EQ(0, rename(LO("dir"), LO("hidden")));
+
+	EXPECT_EQ(ENOENT, err_of(stat(MN("dir/f"), &st)));
+	EXPECT_EQ(ENOENT, err_of(stat(MN("hidden/f"), &st)));
+	EXPECT_EQ(0, err_of(stat(MN("was-hidden"), &st)));
+	/* Listings come from the lower as it is now */
+	EXPECT_EQ(1, pt_dir_names(MNT, names, sizeof(names)));
+	EXPECT_STREQ("was-hidden ", names);
+	EXPECT_EQ(4, pread(fd, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, close(fd));
+
+	bpf_link__destroy(reg);
+	fuse_hide__destroy(skel);
+}
+
+/* ------------------------------------------------------------------ */
+/* fuse_suffix                                                          */
+/* ------------------------------------------------------------------ */
+
+/* Names are the lower's with ".sfx", both ways; "." and ".." are not */
+TEST_F(filter, suffix_names)
+{
+	struct fuse_suffix *skel = fuse_suffix__open_and_load();
+	struct stat m, l;
+	struct bpf_link *reg;
+	char names[256];
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.suffix_ops);
+	ASSERT_EQ(0, pt_write_file(LO("file"), "data", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("a"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("b.sfx"), "", 0644));
+	ASSERT_EQ(0, mkdir(LO("dir"), 0755));
+	ASSERT_EQ(0, pt_write_file(LO("dir/inner"), "in", 0644));
+	mount_view(_metadata, "suffix");
+
+	EXPECT_EQ(4, pt_dir_names(MNT, names, sizeof(names)));
+	EXPECT_STREQ("a.sfx b.sfx.sfx dir.sfx file.sfx ", names);
+	EXPECT_TRUE(dir_has(MNT, "."));
+	EXPECT_TRUE(dir_has(MNT, ".."));
+	EXPECT_EQ(1, pt_dir_names(MN("dir.sfx"), names, sizeof(names)));
+	EXPECT_STREQ("inner.sfx ", names);
+
+	ASSERT_EQ(0, stat(MN("file.sfx"), &m));
+	ASSERT_EQ(0, stat(LO("file"), &l));
+	EXPECT_EQ(l.st_ino, m.st_ino);
+	EXPECT_EQ(4, pt_read_file(MN("file.sfx"), names, sizeof(names)));
+	EXPECT_STREQ("data", names);
+	EXPECT_EQ(2, pt_read_file(MN("dir.sfx/inner.sfx"), names,
+				  sizeof(names)));
+	EXPECT_EQ(0, err_of(stat(MN("b.sfx.sfx"), &m)));
+	EXPECT_EQ(0, err_of(stat(MN("a.sfx"), &m)));
+
+	/* The lower's names are not in the view */
+	EXPECT_EQ(ENOENT, err_of(stat(MN("file"), &m)));
+	EXPECT_EQ(ENOENT, err_of(stat(MN("b.sfx"), &m)));
+	EXPECT_EQ(ENOENT, err_of(stat(MN(".sfx"), &m)));
+	EXPECT_EQ(ENOENT, err_of(stat(MN("dir.sfx/inner"), &m)));
+
+	bpf_link__destroy(reg);
+	fuse_suffix__destroy(skel);
+}
+
+/*
+ * Listings of several chunks, where each renamed record grows, and lower
+ * names that cannot take the suffix within NAME_MAX, left out.
+ */
+TEST_F(filter, suffix_many)
+{
+	struct fuse_suffix *skel = fuse_suffix__open_and_load();
+	char name[NAME_MAX + 1], path[PATH_MAX];
+	struct bpf_link *reg;
+	struct stat st;
+	int with;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.suffix_ops);
+	ASSERT_EQ(0, mkdir(LO("many"), 0755));
+	ASSERT_EQ(0, make_files(LO("many"), "f%04d", 500));
+	/* The longest name that takes the suffix, and one a byte longer */
+	ASSERT_EQ(0, touch_in(LO("many"), long_name(name, 'y', NAME_MAX - 3)));
+	ASSERT_EQ(0, touch_in(LO("many"), long_name(name, 'x', NAME_MAX - 4)));
+	mount_view(_metadata, "suffix");
+
+	EXPECT_EQ(502, dir_count(LO("many"), NULL, &with));
+	EXPECT_EQ(501, dir_count(MN("many.sfx"), ".sfx", &with));
+	EXPECT_EQ(501, with);
+	EXPECT_TRUE(dir_has(MN("many.sfx"), "f0000.sfx"));
+	EXPECT_TRUE(dir_has(MN("many.sfx"), "f0499.sfx"));
+	/* The x name is listed, and found, with the suffix */
+	snprintf(path, sizeof(path), "%s/%s.sfx", MN("many.sfx"), name);
+	EXPECT_TRUE(dir_has(MN("many.sfx"), strrchr(path, '/') + 1));
+	EXPECT_EQ(0, err_of(stat(path, &st)));
+
+	bpf_link__destroy(reg);
+	fuse_suffix__destroy(skel);
+}
+
+/* ------------------------------------------------------------------ */
+/* fuse_redact                                                          */
+/* ------------------------------------------------------------------ */
+
+static int prefix_set(struct bpf_map *prefixes, __u32 slot, const char *pre)
+{
+	struct redact_prefix p = { .len = strlen(pre) };
+
+	memcpy(p.str, pre, p.len);
+	return bpf_map__update_elem(prefixes, &slot, sizeof(slot), &p,
+				    sizeof(p), BPF_ANY);
+}
+
+static int redact_set(struct fuse_redact *skel, __u32 slot, const char *pre)
+{
+	return prefix_set(skel->maps.prefixes, slot, pre);
+}
+
+/*
+ * Listings leave out the names with a prefix of the map, as the map is
+ * now: chunks all left out (300 "tmp-" files) are skipped; lookups still
+ * find what listings leave out.
+ */
+TEST_F(filter, redact)
+{
+	struct fuse_redact *skel = fuse_redact__open_and_load();
+	struct bpf_link *reg;
+	char names[256];
+	struct stat st;
+	int with;
+
+	ASSERT_NE(NULL, skel);
+	/* Slot 2 stays unused */
+	ASSERT_EQ(0, redact_set(skel, 0, "tmp"));
+	ASSERT_EQ(0, redact_set(skel, 1, ".#"));
+	ASSERT_EQ(0, redact_set(skel, 3, "backup-"));
+	reg = register_map(_metadata, skel->maps.redact_ops);
+	ASSERT_EQ(0, make_files(LOWER, "tmp-%04d", 300));
+	ASSERT_EQ(0, pt_write_file(LO("tmpfile"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("tmp"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("tm"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("notmp"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(LO(".#lock"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("backup-1"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("backup"), "", 0644));
+	mount_view(_metadata, "redact");
+
+	EXPECT_EQ(3, pt_dir_names(MNT, names, sizeof(names)));
+	EXPECT_STREQ("backup notmp tm ", names);
+	EXPECT_EQ(0, stat(MN("tmpfile"), &st));
+	EXPECT_EQ(0, stat(MN(".#lock"), &st));
+
+	/* The map changes, the view follows */
+	ASSERT_EQ(0, redact_set(skel, 0, ""));
+	EXPECT_EQ(305, dir_count(MNT, NULL, &with));
+	EXPECT_TRUE(dir_has(MNT, "tmp-0299"));
+	EXPECT_FALSE(dir_has(MNT, "backup-1"));
+
+	bpf_link__destroy(reg);
+	fuse_redact__destroy(skel);
+}
+
+/* fuse_view (make bench's 3b): fuse_hide and fuse_redact in one filter */
+TEST_F(filter, view)
+{
+	struct fuse_view *skel = fuse_view__open_and_load();
+	struct bpf_link *reg;
+	char names[256];
+	struct stat st;
+
+	ASSERT_NE(NULL, skel);
+	ASSERT_EQ(0, prefix_set(skel->maps.prefixes, 0, "~"));
+	reg = register_map(_metadata, skel->maps.view_ops);
+	ASSERT_EQ(0, mkdir(LO("hidden"), 0755));
+	ASSERT_EQ(0, pt_write_file(LO("~draft"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("doc"), "", 0644));
+	mount_view(_metadata, "view");
+
+	EXPECT_EQ(1, pt_dir_names(MNT, names, sizeof(names)));
+	EXPECT_STREQ("doc ", names);
+	EXPECT_EQ(ENOENT, err_of(stat(MN("hidden"), &st)));
+	EXPECT_EQ(0, stat(MN("~draft"), &st));
+
+	bpf_link__destroy(reg);
+	fuse_view__destroy(skel);
+}
+
+/* ------------------------------------------------------------------ */
+/* fuse_readonly                                                        */
+/* ------------------------------------------------------------------ */
+
+static void readonly_lower(struct __test_metadata *_metadata)
+{
+	ASSERT_EQ(0, pt_write_file(LO("f"), "data", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("f2"), "more", 0644));
+	ASSERT_EQ(0, mkdir(LO("d"), 0755));
+	ASSERT_EQ(0, symlink("f", LO("l")));
+	ASSERT_EQ(0, setxattr(LO("f"), "user.k", "v", 1, 0));
+}
+
+/* Every way to change the lower fails with EROFS, and changes nothing */
+TEST_F(filter, readonly_writes)
+{
+	struct fuse_readonly *skel = fuse_readonly__open_and_load();
+	struct bpf_link *reg;
+	char names[64];
+	struct stat st;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.readonly_ops);
+	readonly_lower(_metadata);
+	mount_view(_metadata, "readonly");
+
+	EXPECT_EQ(EROFS, err_fd(open(MN("f"), O_WRONLY)));
+	EXPECT_EQ(EROFS, err_fd(open(MN("f"), O_RDWR)));
+	EXPECT_EQ(EROFS, err_fd(open(MN("f"), O_RDONLY | O_TRUNC)));
+	EXPECT_EQ(EROFS, err_fd(open(MN("new"), O_CREAT | O_WRONLY, 0644)));
+	EXPECT_EQ(EROFS, err_fd(open(MN("new"), O_CREAT | O_RDONLY, 0644)));
+	EXPECT_EQ(EROFS, err_fd(open(MN("d"), O_TMPFILE | O_RDWR, 0600)));
+	EXPECT_EQ(EROFS, err_of(mkdir(MN("nd"), 0755)));
+	EXPECT_EQ(EROFS, err_of(mkfifo(MN("fifo"), 0644)));
+	EXPECT_EQ(EROFS, err_of(unlink(MN("f"))));
+	EXPECT_EQ(EROFS, err_of(rmdir(MN("d"))));
+	EXPECT_EQ(EROFS, err_of(rename(MN("f"), MN("g"))));
+	EXPECT_EQ(EROFS, err_of(rename_flags(MN("f"), MN("g"),
+					     RENAME_NOREPLACE)));
+	EXPECT_EQ(EROFS, err_of(link(MN("f"), MN("h"))));
+	EXPECT_EQ(EROFS, err_of(symlink("f", MN("s"))));
+	EXPECT_EQ(EROFS, err_of(chmod(MN("f"), 0600)));
+	EXPECT_EQ(EROFS, err_of(chown(MN("f"), 1, 1)));
+	EXPECT_EQ(EROFS, err_of(truncate(MN("f"), 1)));
+	EXPECT_EQ(EROFS, err_of(utimensat(AT_FDCWD, MN("f"), NULL, 0)));
+	EXPECT_EQ(EROFS, err_of(setxattr(MN("f"), "user.k", "w", 1, 0)));
+	EXPECT_EQ(EROFS, err_of(setxattr(MN("f"), "user.n", "w", 1, 0)));
+	EXPECT_EQ(EROFS, err_of(removexattr(MN("f"), "user.k")));
+
+	/* Nothing reached the lower */
+	EXPECT_EQ(4, pt_dir_names(LOWER, names, sizeof(names)));
+	EXPECT_STREQ("d f f2 l ", names);
+	EXPECT_EQ(4, pt_read_file(LO("f"), names, sizeof(names)));
+	ASSERT_EQ(0, stat(LO("f"), &st));
+	EXPECT_EQ(0644, perms(&st));
+	EXPECT_EQ(0, (long)st.st_uid);
+	EXPECT_EQ(1, getxattr(LO("f"), "user.k", names, sizeof(names)));
+	EXPECT_EQ(ENODATA, err_of(getxattr(LO("f"), "user.n", names,
+					   sizeof(names))));
+
+	bpf_link__destroy(reg);
+	fuse_readonly__destroy(skel);
+}
+
+/* What does not change the lower works as on any view */
+TEST_F(filter, readonly_reads)
+{
+	struct fuse_readonly *skel = fuse_readonly__open_and_load();
+	struct bpf_link *reg;
+	char buf[64];
+	struct statfs sfs;
+	struct stat st;
+	int fd;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.readonly_ops);
+	readonly_lower(_metadata);
+	mount_view(_metadata, "readonly");
+
+	EXPECT_EQ(4, pt_read_file(MN("f"), buf, sizeof(buf)));
+	EXPECT_STREQ("data", buf);
+	fd = open(MN("f"), O_RDONLY | O_CREAT, 0644);	/* exists: no create */
+	EXPECT_LE(0, fd);
+	if (fd >= 0) {
+		EXPECT_EQ(0, fsync(fd));
+		EXPECT_EQ(0, close(fd));
+	}
+	EXPECT_EQ(0, stat(MN("f"), &st));
+	EXPECT_EQ(4, st.st_size);
+	EXPECT_EQ(4, pt_dir_names(MNT, buf, sizeof(buf)));
+	EXPECT_STREQ("d f f2 l ", buf);
+	EXPECT_EQ(1, readlink(MN("l"), buf, sizeof(buf)));
+	EXPECT_EQ('f', buf[0]);
+	EXPECT_EQ(1, getxattr(MN("f"), "user.k", buf, sizeof(buf)));
+	EXPECT_EQ('v', buf[0]);
+	EXPECT_LT(0, listxattr(MN("f"), buf, sizeof(buf)));
+	EXPECT_EQ(0, access(MN("f"), R_OK));
+	EXPECT_EQ(0, statfs(MNT, &sfs));
+
+	bpf_link__destroy(reg);
+	fuse_readonly__destroy(skel);
+}
+
+/*
+ * With opens for writing let through (the selftest's switch of the
+ * program), the writes of an open file fail in their own filters.
+ */
+TEST_F(filter, readonly_open_files)
+{
+	struct fuse_readonly *skel = fuse_readonly__open();
+	struct bpf_link *reg;
+	loff_t in = 0, out = 0;
+	char buf[16];
+	int fd, fd2;
+
+	ASSERT_NE(NULL, skel);
+	skel->rodata->open_for_write = true;
+	ASSERT_EQ(0, fuse_readonly__load(skel));
+	reg = register_map(_metadata, skel->maps.readonly_ops);
+	readonly_lower(_metadata);
+	mount_view(_metadata, "readonly");
+
+	fd = open(MN("f"), O_RDWR);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	fd2 = open(MN("f2"), O_RDWR);
+	ASSERT_LE(0, fd2) TH_LOG("open: %s", strerror(errno));
+	EXPECT_EQ(EROFS, err_of(fallocate(fd, 0, 0, 8192)));
+	EXPECT_EQ(EROFS, err_of(copy_file_range(fd, &in, fd2, &out, 4, 0)));
+	close(fd2);
+	close(fd);
+
+	EXPECT_EQ(4, pt_read_file(LO("f"), buf, sizeof(buf)));
+	EXPECT_EQ(4, pt_read_file(LO("f2"), buf, sizeof(buf)));
+	EXPECT_STREQ("more", buf);
+
+	bpf_link__destroy(reg);
+	fuse_readonly__destroy(skel);
+}
+
+/* ------------------------------------------------------------------ */
+/* fuse_count                                                           */
+/* ------------------------------------------------------------------ */
+
+static __u64 count_get(struct bpf_map *map, __u32 opcode)
+{
+	__u64 n = 0;
+
+	bpf_map__lookup_elem(map, &opcode, sizeof(opcode), &n, sizeof(n), 0);
+	return n;
+}
+
+static struct count_seen count_last(struct fuse_count *skel, __u32 opcode)
+{
+	struct count_seen s = {};
+
+	bpf_map__lookup_elem(skel->maps.last_call, &opcode, sizeof(opcode),
+			     &s, sizeof(s), 0);
+	return s;
+}
+
+static void count_reset(struct fuse_count *skel)
+{
+	struct count_seen s = {};
+	__u64 zero = 0;
+	__u32 op;
+
+	for (op = 0; op < COUNT_OPCODES; op++) {
+		bpf_map__update_elem(skel->maps.pre_count, &op,
+				     sizeof(op), &zero, sizeof(zero), BPF_ANY);
+		bpf_map__update_elem(skel->maps.post_count, &op,
+				     sizeof(op), &zero, sizeof(zero), BPF_ANY);
+		bpf_map__update_elem(skel->maps.last_call, &op, sizeof(op),
+				     &s, sizeof(s), BPF_ANY);
+	}
+}
+
+/*
+ * Since the last count_reset(), the filters of @op were called @n times
+ * each (0: at least once), and told their opcode.  Where the kernel may
+ * repeat an operation (lookups, attribute refreshes, readdir chunks)
+ * the test asks for at least once.
+ */
+static void expect_calls(struct __test_metadata *_metadata,
+			 struct fuse_count *skel, __u32 op, const char *name,
+			 __u64 n)
+{
+	__u64 pre = count_get(skel->maps.pre_count, op);
+	__u64 post = count_get(skel->maps.post_count, op);
+	struct count_seen s = count_last(skel, op);
+
+	if (n) {
+		EXPECT_EQ(n, pre) TH_LOG("%s prefilter", name);
+		EXPECT_EQ(n, post) TH_LOG("%s postfilter", name);
+	} else {
+		EXPECT_NE(0ULL, pre) TH_LOG("%s prefilter", name);
+		EXPECT_NE(0ULL, post) TH_LOG("%s postfilter", name);
+	}
+	if (pre)
+		EXPECT_EQ(op | FUSE_PREFILTER, s.pre_opcode)
+			TH_LOG("%s prefilter: opcode %#x", name, s.pre_opcode);
+	if (post)
+		EXPECT_EQ(op | FUSE_POSTFILTER, s.post_opcode)
+			TH_LOG("%s postfilter: opcode %#x", name,
+			       s.post_opcode);
+}
+
+#define EXPECT_CALLS(skel, op, n) expect_calls(_metadata, skel, op, #op, n)
+
+/* Operations on names and directories */
+TEST_F(filter, count_names)
+{
+	struct fuse_count *skel = fuse_count__open_and_load();
+	struct bpf_link *reg;
+	struct count_seen s;
+	char buf[64];
+	struct stat st;
+	__u64 d_node;
+	int fd;
+	DIR *d;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.count_ops);
+	ASSERT_EQ(0, pt_write_file(LO("f"), "data", 0644));
+	ASSERT_EQ(0, mkdir(LO("full"), 0755));
+	ASSERT_EQ(0, pt_write_file(LO("full/x"), "", 0644));
+	mount_view(_metadata, "count");
+
+	count_reset(skel);
+	EXPECT_EQ(0, stat(MN("f"), &st));
+	EXPECT_CALLS(skel, FUSE_LOOKUP, 0);
+	s = count_last(skel, FUSE_LOOKUP);
+	EXPECT_EQ(FUSE_ROOT_ID, (long)s.pre_nodeid);
+	EXPECT_EQ(0, s.post_error);
+
+	count_reset(skel);
+	EXPECT_EQ(0, mkdir(MN("d"), 0755));
+	EXPECT_CALLS(skel, FUSE_MKDIR, 1);
+	EXPECT_EQ(FUSE_ROOT_ID, (long)count_last(skel, FUSE_MKDIR).pre_nodeid);
+
+	count_reset(skel);
+	d = opendir(MN("d"));
+	ASSERT_NE(NULL, d);
+	EXPECT_CALLS(skel, FUSE_OPENDIR, 1);
+	d_node = count_last(skel, FUSE_OPENDIR).pre_nodeid;
+	EXPECT_NE(FUSE_ROOT_ID, (long)d_node);
+	count_reset(skel);
+	while (readdir(d))
+		;
+	EXPECT_CALLS(skel, FUSE_READDIR, 0);
+	count_reset(skel);
+	EXPECT_EQ(0, fsync(dirfd(d)));
+	EXPECT_CALLS(skel, FUSE_FSYNCDIR, 1);
+	closedir(d);
+
+	/* The node of a creation is the parent directory */
+	count_reset(skel);
+	EXPECT_EQ(0, mkfifo(MN("d/fifo"), 0644));
+	EXPECT_CALLS(skel, FUSE_MKNOD, 1);
+	EXPECT_EQ(d_node, count_last(skel, FUSE_MKNOD).pre_nodeid);
+
+	count_reset(skel);
+	fd = open(MN("new"), O_CREAT | O_EXCL | O_RDWR, 0644);
+	EXPECT_LE(0, fd);
+	EXPECT_CALLS(skel, FUSE_CREATE, 1);
+	close(fd);
+
+	count_reset(skel);
+	fd = open(MN("d"), O_TMPFILE | O_RDWR, 0600);
+	EXPECT_LE(0, fd);
+	EXPECT_CALLS(skel, FUSE_TMPFILE, 1);
+	close(fd);
+
+	count_reset(skel);
+	EXPECT_EQ(0, symlink("f", MN("sl")));
+	EXPECT_CALLS(skel, FUSE_SYMLINK, 1);
+	count_reset(skel);
+	EXPECT_EQ(1, readlink(MN("sl"), buf, sizeof(buf)));
+	EXPECT_CALLS(skel, FUSE_READLINK, 0);
+
+	count_reset(skel);
+	EXPECT_EQ(0, link(MN("f"), MN("hl")));
+	EXPECT_CALLS(skel, FUSE_LINK, 1);
+	count_reset(skel);
+	EXPECT_EQ(0, rename(MN("hl"), MN("hl2")));
+	EXPECT_CALLS(skel, FUSE_RENAME, 1);
+	count_reset(skel);
+	EXPECT_EQ(0, rename_flags(MN("hl2"), MN("hl3"), RENAME_NOREPLACE));
+	EXPECT_CALLS(skel, FUSE_RENAME2, 1);
+	count_reset(skel);
+	EXPECT_EQ(0, unlink(MN("hl3")));
+	EXPECT_CALLS(skel, FUSE_UNLINK, 1);
+
+	/* The postfilter sees the lower's error */
+	count_reset(skel);
+	EXPECT_EQ(ENOTEMPTY, err_of(rmdir(MN("full"))));
+	EXPECT_CALLS(skel, FUSE_RMDIR, 1);
+	EXPECT_EQ(-ENOTEMPTY, count_last(skel, FUSE_RMDIR).post_error);
+	EXPECT_EQ(0, unlink(MN("d/fifo")));
+	count_reset(skel);
+	EXPECT_EQ(0, rmdir(MN("d")));
+	EXPECT_CALLS(skel, FUSE_RMDIR, 1);
+	EXPECT_EQ(0, count_last(skel, FUSE_RMDIR).post_error);
+
+	bpf_link__destroy(reg);
+	fuse_count__destroy(skel);
+}
+
+/* Operations on attributes, xattrs and open files */
+TEST_F(filter, count_files)
+{
+	struct fuse_count *skel = fuse_count__open_and_load();
+	loff_t in = 0, out = 0;
+	struct bpf_link *reg;
+	struct statfs sfs;
+	struct statx stx;
+	char buf[64];
+	int fd, fd2;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.count_ops);
+	ASSERT_EQ(0, pt_write_file(LO("f"), "data", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("g"), "", 0644));
+	mount_view(_metadata, "count");
+
+	count_reset(skel);
+	EXPECT_EQ(0, statfs(MNT, &sfs));
+	EXPECT_CALLS(skel, FUSE_STATFS, 1);
+	EXPECT_EQ(FUSE_ROOT_ID, (long)count_last(skel, FUSE_STATFS).pre_nodeid);
+
+	count_reset(skel);
+	EXPECT_EQ(0, statx(AT_FDCWD, MN("f"), AT_STATX_FORCE_SYNC,
+			   STATX_BASIC_STATS, &stx));
+	EXPECT_CALLS(skel, FUSE_GETATTR, 0);
+	count_reset(skel);
+	EXPECT_EQ(0, access(MN("f"), W_OK));
+	EXPECT_CALLS(skel, FUSE_ACCESS, 0);
+	count_reset(skel);
+	EXPECT_EQ(0, chmod(MN("f"), 0600));
+	EXPECT_CALLS(skel, FUSE_SETATTR, 1);
+
+	count_reset(skel);
+	EXPECT_EQ(0, setxattr(MN("f"), "user.a", "1", 1, 0));
+	EXPECT_CALLS(skel, FUSE_SETXATTR, 1);
+	count_reset(skel);
+	EXPECT_EQ(1, getxattr(MN("f"), "user.a", buf, sizeof(buf)));
+	EXPECT_CALLS(skel, FUSE_GETXATTR, 1);
+	count_reset(skel);
+	EXPECT_LT(0, listxattr(MN("f"), buf, sizeof(buf)));
+	EXPECT_CALLS(skel, FUSE_LISTXATTR, 1);
+	count_reset(skel);
+	EXPECT_EQ(0, removexattr(MN("f"), "user.a"));
+	EXPECT_CALLS(skel, FUSE_REMOVEXATTR, 1);
+
+	count_reset(skel);
+	fd = open(MN("f"), O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_CALLS(skel, FUSE_OPEN, 1);
+	fd2 = open(MN("g"), O_RDWR);
+	ASSERT_LE(0, fd2);
+	count_reset(skel);
+	EXPECT_EQ(0, fallocate(fd, 0, 0, 8192));
+	EXPECT_CALLS(skel, FUSE_FALLOCATE, 1);
+	count_reset(skel);
+	EXPECT_EQ(0, lseek(fd, 0, SEEK_DATA));
+	EXPECT_CALLS(skel, FUSE_LSEEK, 1);
+	count_reset(skel);
+	EXPECT_EQ(4, copy_file_range(fd, &in, fd2, &out, 4, 0));
+	EXPECT_CALLS(skel, FUSE_COPY_FILE_RANGE, 1);
+	count_reset(skel);
+	EXPECT_EQ(0, fsync(fd));
+	EXPECT_CALLS(skel, FUSE_FSYNC, 1);
+	count_reset(skel);
+	EXPECT_EQ(0, close(fd));
+	EXPECT_CALLS(skel, FUSE_FLUSH, 1);
+	close(fd2);
+
+	EXPECT_EQ(4, pt_read_file(LO("g"), buf, sizeof(buf)));
+	EXPECT_STREQ("data", buf);
+
+	bpf_link__destroy(reg);
+	fuse_count__destroy(skel);
+}
+
+/* ------------------------------------------------------------------ */
+/* fuse_trivial                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Filters that change nothing: the view works as without them */
+TEST_F(filter, trivial)
+{
+	struct fuse_trivial *skel = fuse_trivial__open_and_load();
+	struct bpf_link *reg;
+	char buf[64];
+	struct stat st;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.trivial_ops);
+	mount_view(_metadata, "trivial");
+
+	EXPECT_EQ(0, mkdir(MN("d"), 0755));
+	EXPECT_EQ(0, pt_write_file(MN("d/f"), "data", 0644));
+	EXPECT_EQ(0, rename(MN("d/f"), MN("d/g")));
+	EXPECT_EQ(0, setxattr(MN("d/g"), "user.k", "v", 1, 0));
+	EXPECT_EQ(4, pt_read_file(LO("d/g"), buf, sizeof(buf)));
+	EXPECT_STREQ("data", buf);
+	EXPECT_EQ(1, getxattr(LO("d/g"), "user.k", buf, sizeof(buf)));
+	EXPECT_EQ(1, pt_dir_names(MN("d"), buf, sizeof(buf)));
+	EXPECT_STREQ("g ", buf);
+	EXPECT_EQ(0, stat(MN("d/g"), &st));
+	EXPECT_EQ(4, st.st_size);
+	EXPECT_EQ(0, unlink(MN("d/g")));
+	EXPECT_EQ(0, rmdir(MN("d")));
+	EXPECT_FALSE(dir_has(LOWER, "d"));
+
+	bpf_link__destroy(reg);
+	fuse_trivial__destroy(skel);
+}
+
+/* ------------------------------------------------------------------ */
+/* Rewrites and errors (fuse_test_rewrite)                              */
+/* ------------------------------------------------------------------ */
+
+/* Prefilters rewrite names, modes and values on their way to the lower */
+TEST_F(filter, rewrite_inputs)
+{
+	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
+	struct bpf_link *reg;
+	struct stat m, l;
+	char buf[64];
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	ASSERT_EQ(0, pt_write_file(LO("target"), "T", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("f"), "", 0644));
+	mount_view(_metadata, "rewrite");
+
+	/* lookup: "alias" is "target" */
+	EXPECT_EQ(1, pt_read_file(MN("alias"), buf, sizeof(buf)));
+	EXPECT_STREQ("T", buf);
+	ASSERT_EQ(0, stat(MN("alias"), &m));
+	ASSERT_EQ(0, stat(LO("target"), &l));
+	EXPECT_EQ(l.st_ino, m.st_ino);
+	EXPECT_EQ(ENOENT, err_of(stat(LO("alias"), &l)));
+
+	/* mkdir: another name and mode */
+	EXPECT_EQ(0, mkdir(MN("mkdir_in"), 0755));
+	ASSERT_EQ(0, stat(LO("mkdir_out"), &l));
+	EXPECT_TRUE(S_ISDIR(l.st_mode));
+	EXPECT_EQ(0700, perms(&l));
+	EXPECT_EQ(ENOENT, err_of(stat(LO("mkdir_in"), &l)));
+	EXPECT_EQ(0, stat(MN("mkdir_out"), &m));
+
+	/* setxattr: another value, of another size */
+	EXPECT_EQ(0, setxattr(MN("f"), "user.rewrite", "original", 8, 0));
+	EXPECT_EQ(14, getxattr(LO("f"), "user.rewrite", buf, sizeof(buf)));
+	EXPECT_EQ(0, memcmp(buf, "filtered-value", 14));
+
+	bpf_link__destroy(reg);
+	fuse_test_rewrite__destroy(skel);
+}
+
+/* Postfilters rewrite what the caller gets back */
+TEST_F(filter, rewrite_outputs)
+{
+	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
+	struct bpf_link *reg;
+	char buf[64];
+	struct stat m, l;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	ASSERT_EQ(0, pt_write_file(LO("f"), "", 0644));
+	ASSERT_EQ(0, setxattr(LO("f"), "user.secret", "password123", 11, 0));
+	ASSERT_EQ(0, setxattr(LO("f"), "user.plain", "plain", 5, 0));
+	ASSERT_EQ(0, pt_write_file(LO("magic"), "", 0644));
+	ASSERT_EQ(0, truncate(LO("magic"), 12345));
+	mount_view(_metadata, "rewrite");
+
+	/* getxattr: the value and its size */
+	EXPECT_EQ(8, getxattr(MN("f"), "user.secret", buf, sizeof(buf)));
+	EXPECT_EQ(0, memcmp(buf, "redacted", 8));
+	EXPECT_EQ(8, getxattr(MN("f"), "user.secret", NULL, 0));
+	EXPECT_EQ(ERANGE, err_of(getxattr(MN("f"), "user.secret", buf, 4)));
+	EXPECT_EQ(5, getxattr(MN("f"), "user.plain", buf, sizeof(buf)));
+	EXPECT_EQ(11, getxattr(LO("f"), "user.secret", buf, sizeof(buf)));
+
+	/* getattr: mode, size and owner */
+	ASSERT_EQ(0, stat(MN("magic"), &m));
+	EXPECT_EQ(54321, m.st_size);
+	EXPECT_EQ(4242, (long)m.st_uid);
+	EXPECT_TRUE(S_ISREG(m.st_mode));
+	EXPECT_EQ(0600, perms(&m));
+	ASSERT_EQ(0, stat(LO("magic"), &l));
+	EXPECT_EQ(12345, l.st_size);
+	EXPECT_EQ(0, (long)l.st_uid);
+	EXPECT_EQ(0644, perms(&l));
+	ASSERT_EQ(0, stat(MN("f"), &m));
+	EXPECT_EQ(0, m.st_size);
+	EXPECT_EQ(0644, perms(&m));
+
+	bpf_link__destroy(reg);
+	fuse_test_rewrite__destroy(skel);
+}
+
+/*
+ * A prefilter's errno fails the operation before the lower sees it, a
+ * postfilter's after the lower did it.
+ */
+TEST_F(filter, errno_pre_and_post)
+{
+	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
+	struct bpf_link *reg;
+	char buf[8];
+	struct stat st;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	ASSERT_EQ(0, pt_write_file(LO("keep"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("other"), "", 0644));
+	mount_view(_metadata, "rewrite");
+
+	EXPECT_EQ(EPERM, err_of(unlink(MN("keep"))));
+	EXPECT_EQ(0, stat(LO("keep"), &st));
+	EXPECT_EQ(0, unlink(MN("other")));
+	EXPECT_EQ(ENOENT, err_of(stat(LO("other"), &st)));
+
+	EXPECT_EQ(EDOM, err_of(setxattr(MN("keep"), "user.fail", "x", 1, 0)));
+	EXPECT_EQ(1, getxattr(LO("keep"), "user.fail", buf, sizeof(buf)));
+
+	bpf_link__destroy(reg);
+	fuse_test_rewrite__destroy(skel);
+}
+
+/* ------------------------------------------------------------------ */
+/* What else a filter returns, and filters of one side only             */
+/* ------------------------------------------------------------------ */
+
+/* To the daemon: there is none on a no_daemon mount */
+TEST_F(filter, user_without_daemon)
+{
+	struct fuse_test_user *skel = fuse_test_user__open_and_load();
+	struct bpf_link *reg;
+	struct stat st;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.user_ops);
+	ASSERT_EQ(0, pt_write_file(LO("daemon"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("user_pre"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("user_post"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("plain"), "", 0644));
+	mount_view(_metadata, "user");
+
+	EXPECT_EQ(EOPNOTSUPP, err_of(stat(MN("daemon"), &st)));
+	/* The daemon's own filters are not supported yet */
+	EXPECT_EQ(EOPNOTSUPP, err_of(stat(MN("user_pre"), &st)));
+	EXPECT_EQ(EOPNOTSUPP, err_of(stat(MN("user_post"), &st)));
+	EXPECT_EQ(0, err_of(stat(MN("plain"), &st)));
+
+	bpf_link__destroy(reg);
+	fuse_test_user__destroy(skel);
+}
+
+/* A prefilter asking for a postfilter the program lacks */
+TEST_F(filter, prefilter_only)
+{
+	struct fuse_test_preonly *skel = fuse_test_preonly__open_and_load();
+	struct bpf_link *reg;
+	struct stat st;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.preonly_ops);
+	mount_view(_metadata, "preonly");
+
+	EXPECT_EQ(0, mkdir(MN("ok"), 0755));
+	ASSERT_EQ(0, stat(LO("ok"), &st));
+	EXPECT_TRUE(S_ISDIR(st.st_mode));
+	EXPECT_EQ(EPERM, err_of(mkdir(MN("denied"), 0755)));
+	EXPECT_EQ(ENOENT, err_of(stat(LO("denied"), &st)));
+	EXPECT_EQ(2, (long)skel->bss->mkdir_calls);
+
+	bpf_link__destroy(reg);
+	fuse_test_preonly__destroy(skel);
+}
+
+/* A postfilter without a prefilter runs, and its output is the result */
+TEST_F(filter, postfilter_only)
+{
+	struct fuse_test_postonly *skel = fuse_test_postonly__open_and_load();
+	struct bpf_link *reg;
+	struct statfs m, l;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.postonly_ops);
+	mount_view(_metadata, "postonly");
+
+	ASSERT_EQ(0, statfs(MNT, &m));
+	ASSERT_EQ(0, statfs(LOWER, &l));
+	EXPECT_EQ(200, (long)m.f_namelen);
+	EXPECT_EQ(NAME_MAX, (long)l.f_namelen);
+	EXPECT_LT(0, (long)skel->bss->statfs_calls);
+	EXPECT_EQ(0, skel->data->statfs_error);
+
+	bpf_link__destroy(reg);
+	fuse_test_postonly__destroy(skel);
+}
+
+/* ------------------------------------------------------------------ */
+/* The registry                                                         */
+/* ------------------------------------------------------------------ */
+
+/* A name is registered once; unregistering gives it back */
+TEST(duplicate_name)
+{
+	struct fuse_hide *a = fuse_hide__open_and_load();
+	struct fuse_hide *b = fuse_hide__open_and_load();
+	struct bpf_link *la, *lb;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	la = bpf_map__attach_struct_ops(a->maps.hide_ops);
+	ASSERT_NE(NULL, la) TH_LOG("register: %s", strerror(errno));
+	lb = bpf_map__attach_struct_ops(b->maps.hide_ops);
+	EXPECT_EQ(NULL, lb);
+	EXPECT_EQ(EEXIST, errno);
+
+	bpf_link__destroy(la);
+	lb = bpf_map__attach_struct_ops(b->maps.hide_ops);
+	EXPECT_NE(NULL, lb) TH_LOG("register again: %s", strerror(errno));
+
+	bpf_link__destroy(lb);
+	fuse_hide__destroy(b);
+	fuse_hide__destroy(a);
+}
+
+TEST_F(filter, unknown_name)
+{
+	EXPECT_EQ(ENOENT, err_of(mount_filter(MNT, "no_such_filter")));
+}
+
+/*
+ * A mount keeps its program when the program is unregistered and its
+ * last fd is closed; the name is free at once, so a new mount by that
+ * name fails until it is registered again.  A few cycles, to catch a
+ * reference left behind.  What is checked after unregistering was not
+ * looked up nor listed before, so that the program runs for it.
+ */
+TEST_F(filter, unregister_while_mounted)
+{
+	struct fuse_hide *skel;
+	struct bpf_link *reg;
+	struct stat st;
+	int cycle;
+
+	ASSERT_EQ(0, mkdir(LO("hidden"), 0755));
+	ASSERT_EQ(0, mkdir(LO("shown"), 0755));
+	ASSERT_EQ(0, mkdir(LO("shown/hidden"), 0755));
+	for (cycle = 0; cycle < 4; cycle++) {
+		skel = fuse_hide__open_and_load();
+		ASSERT_NE(NULL, skel);
+		reg = register_map(_metadata, skel->maps.hide_ops);
+		mount_view(_metadata, "hide");
+		EXPECT_EQ(ENOENT, err_of(stat(MN("hidden"), &st)));
+
+		bpf_link__destroy(reg);
+		fuse_hide__destroy(skel);
+
+		EXPECT_EQ(ENOENT, err_of(stat(MN("shown/hidden"), &st)))
+			TH_LOG("cycle %d: the mount lost its program", cycle);
+		EXPECT_FALSE(dir_has(MNT, "hidden"));
+		EXPECT_TRUE(dir_has(MNT, "shown"));
+		EXPECT_EQ(ENOENT, err_of(mount_filter(MNT2, "hide")))
+			TH_LOG("cycle %d: mounted by an unregistered name",
+			       cycle);
+		umount2(MNT2, MNT_DETACH);
+		ASSERT_EQ(0, umount(MNT))
+			TH_LOG("cycle %d: %s", cycle, strerror(errno));
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Programs the kernel refuses                                          */
+/* ------------------------------------------------------------------ */
+
+/* What libbpf said while loading, the verifier's log among it */
+static char load_log[65536];
+static size_t load_log_len;
+
+static int load_log_print(enum libbpf_print_level level, const char *fmt,
+			  va_list ap)
+{
+	size_t room = sizeof(load_log) - load_log_len;
+	int n;
+
+	if (level == LIBBPF_DEBUG || room <= 1)
+		return 0;
+	n = vsnprintf(load_log + load_log_len, room, fmt, ap);
+	if (n > 0)
+		load_log_len += (size_t)n < room ? (size_t)n : room - 1;
+	return 0;
+}
+
+/* An object fails to load, and the verifier says @msg about it */
+static void expect_reject(struct __test_metadata *_metadata,
+			  const void *(*elf_bytes)(size_t *size),
+			  const char *msg)
+{
+	libbpf_print_fn_t old;
+	struct bpf_object *obj;
+	const void *elf;
+	size_t size;
+	int err;
+
+	elf = elf_bytes(&size);
+	obj = bpf_object__open_mem(elf, size, NULL);
+	ASSERT_NE(NULL, obj);
+	load_log_len = 0;
+	load_log[0] = '\0';
+	old = libbpf_set_print(load_log_print);
+	err = bpf_object__load(obj);
+	libbpf_set_print(old);
+	bpf_object__close(obj);
+
+	EXPECT_NE(0, err) TH_LOG("the program loaded");
+	EXPECT_NE(NULL, strstr(load_log, msg))
+		TH_LOG("no \"%s\" in:\n%s", msg, load_log);
+}
+
+/*
+ * A fuse_buffer is written through dynptrs only.  Loads of its fields are
+ * not refused (6.12 asks struct_ops types about writes only); ->data
+ * loads as a scalar, so its bytes cannot be reached that way.
+ */
+TEST(reject_buf_write)
+{
+	expect_reject(_metadata, fuse_reject_buf_write__elf_bytes,
+		      "direct access to fuse_buffer is not allowed");
+}
+
+/* meta is the kernel's: the opcode, the node, the lower's result */
+TEST(reject_meta_write)
+{
+	expect_reject(_metadata, fuse_reject_meta_write__elf_bytes,
+		      "write to bpf_fuse_meta_info is not allowed");
+}
+
+/* bpf_dynptr_slice() memory is read-only, and as long as asked for */
+TEST(reject_ro_slice)
+{
+	expect_reject(_metadata, fuse_reject_ro_slice__elf_bytes,
+		      "cannot write into rdonly_mem");
+}
+
+TEST(reject_oob_slice)
+{
+	expect_reject(_metadata, fuse_reject_oob_slice__elf_bytes,
+		      "invalid access to memory, mem_size=4 off=4 size=1");
+}
+
+/* The fuse_buffer kfuncs are for fuse_ops programs only */
+TEST(reject_tracing)
+{
+	expect_reject(_metadata, fuse_reject_tracing__elf_bytes,
+		      "calling kernel function bpf_fuse_get_ro_dynptr is not allowed");
+}
+
+TEST(reject_syscall)
+{
+	expect_reject(_metadata, fuse_reject_syscall__elf_bytes,
+		      "calling kernel function bpf_fuse_return_len is not allowed");
+}
+
+/* Filters of reads and writes are not supported yet */
+TEST(reject_read_iter)
+{
+	expect_reject(_metadata, fuse_reject_read_iter__elf_bytes,
+		      "attach to unsupported member read_iter_prefilter of struct fuse_ops");
+}
+
+int main(int argc, char **argv)
+{
+	return test_harness_run(argc, argv);
+}

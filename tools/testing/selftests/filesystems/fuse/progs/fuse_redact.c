@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FUSE-BPF sample: directory listings leave out the entries whose name
+ * starts with one of the prefixes of the map "prefixes", which user space
+ * fills and may change at any time, the view still mounted.
+ *
+ * Only listings are filtered: a lookup of an entry left out still finds
+ * it.  This tidies a view (backup files, editor droppings) rather than
+ * guarding anything; fuse_hide.c does both.
+ */
+#include "fuse_bpf.h"
+#include "fuse_dirent.h"
+#include "fuse_redact.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, REDACT_PREFIXES);
+	__type(key, __u32);
+	__type(value, struct redact_prefix);
+} prefixes SEC(".maps");
+
+static __always_inline bool redact_dirent(const struct bpf_dynptr *p,
+					  __u32 off,
+					  const struct fuse_dirent *d)
+{
+	char name[REDACT_PREFIX_MAX] = {};
+	__u32 len = d->namelen;
+	__u32 key;
+	int i;
+
+	/* The prefixes are no longer than this: the rest does not matter */
+	if (len > REDACT_PREFIX_MAX)
+		len = REDACT_PREFIX_MAX;
+	if (bpf_dynptr_read(name, len, p, off + FUSE_NAME_OFFSET, 0))
+		return false;
+	bpf_for(i, 0, REDACT_PREFIXES) {
+		struct redact_prefix *pre;
+
+		key = i;
+		pre = bpf_map_lookup_elem(&prefixes, &key);
+		if (pre && redact_match(name, d->namelen, pre))
+			return true;
+	}
+	return false;
+}
+
+/* No prefilter: the postfilter runs after every readdir of the lower */
+SEC("struct_ops/readdir_postfilter")
+uint32_t BPF_PROG(redact_readdir_post, const struct bpf_fuse_meta_info *meta,
+		  const struct fuse_read_in *in, struct fuse_read_out *out,
+		  struct fuse_buffer *buffer)
+{
+	return fuse_dirent_filter(buffer, redact_dirent);
+}
+
+SEC(".struct_ops.link")
+struct fuse_ops redact_ops = {
+	.readdir_postfilter	= (void *)redact_readdir_post,
+	.name			= "redact",
+};
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_filter_test: a prefilter that sends lookups to the daemon.  On a
+ * no_daemon mount there is none, and the lookup fails with EOPNOTSUPP;
+ * so do, for now, the daemon's own pre and postfilters.
+ */
+#include "fuse_bpf.h"
+
+SEC("struct_ops/lookup_prefilter")
+uint32_t BPF_PROG(user_lookup_pre, const struct bpf_fuse_meta_info *meta,
+		  struct fuse_buffer *name)
+{
+	if (fuse_name_is(name, "daemon"))
+		return BPF_FUSE_USER;
+	if (fuse_name_is(name, "user_pre"))
+		return BPF_FUSE_USER_PREFILTER;
+	if (fuse_name_is(name, "user_post"))
+		return BPF_FUSE_USER_POSTFILTER;
+	return BPF_FUSE_CONTINUE;
+}
+
+SEC(".struct_ops.link")
+struct fuse_ops user_ops = {
+	.lookup_prefilter	= (void *)user_lookup_pre,
+	.name			= "user",
+};
+
+char LICENSE[] SEC("license") = "GPL";
