@@ -46,6 +46,12 @@ for t in fsbench ptfuse; do
 		gcc $cflags -o "$BENCH_TOOLS/$t" "$SRC/$t.c" -lpthread
 	fi
 done
+# Configuration 3: the fusebpf command and two filters, from the selftests
+make -s -C "$TREE/tools/testing/selftests/filesystems/fuse" \
+	OUTPUT="$BENCH_TOOLS/fuse" CLANG=clang-19 VMLINUX_BTF="$BENCH_BUILD/vmlinux" \
+	KHDR_INCLUDES="-isystem $BENCH_BUILD/usr/include" \
+	"$BENCH_TOOLS/fuse/fusebpf" "$BENCH_TOOLS/fuse/fuse_trivial.bpf.o" \
+	"$BENCH_TOOLS/fuse/fuse_view.bpf.o"
 if [ "$(cat "$BENCH_TOOLS/src.tar.dirs" 2>/dev/null)" != "$BENCH_TAR_DIRS" ] ||
    [ ! -f "$BENCH_TOOLS/src.tar" ]; then
 	[ -d "$PRISTINE/fs" ] || die "no pristine tree in $PRISTINE: run make tree"

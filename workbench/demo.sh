@@ -43,6 +43,24 @@ step stat -c '%n uid=%u gid=%g' $lower/src/by-nobody
 echo "== a daemon is never asked: an ioctl that would need one"
 step python3 -c "import fcntl; fcntl.ioctl(open('$mnt/docs/numbers'), 0x5401)"
 step umount $mnt
+echo "== a BPF filter hides a directory: bpftool struct_ops register, then mount"
+mkdir $lower/hidden
+echo "not for the view" > $lower/hidden/secret
+step $dir/tools/sbin/bpftool struct_ops register $dir/fuse_hide.bpf.o /sys/fs/bpf/demo
+exec 3<$lower
+step mount -i -t fuse -o root_dir=3,no_daemon,root_bpf=hide,allow_other demo $mnt
+exec 3<&-
+step ls $mnt $lower
+step cat $mnt/hidden/secret
+step umount $mnt
+step rm -r /sys/fs/bpf/demo
+echo "== the same in one line with fusebpf, with a filter that counts calls"
+step $dir/fusebpf mount -o allow_other $dir/fuse_count.bpf.o $lower $mnt
+step ls $mnt/docs
+step cat $mnt/link
+step $dir/fusebpf list
+step $dir/fusebpf counters count
+step $dir/fusebpf umount -n count $mnt
 echo "== the mount options are checked"
 step mount -i -t fuse -o no_daemon demo $mnt
 dmesg | grep "fuse:" | tail -1

@@ -72,12 +72,19 @@ cfg_fusebpf_up() {
 }
 cfg_fusebpf_down() { umount $MNT; }
 
-# 3: FUSE-BPF with a BPF filter on every operation.  The kernel has no
-# struct_ops filter interface yet: when it lands, load a trivial filter
-# (every prefilter returns "go on") here, and the sample that hides a
-# directory for bpf-hide.
-cfg_bpf_trivial_missing() { echo "no BPF filter (struct_ops) interface in the kernel yet"; }
-cfg_bpf_hide_missing() { echo "no BPF filter (struct_ops) interface in the kernel yet"; }
+# 3: FUSE-BPF with a BPF filter, registered and mounted with fusebpf:
+# (3a) fuse_trivial, a prefilter and a postfilter on every operation that
+# let it through; (3b) fuse_view, Android's hidden directory plus a
+# listing redacted by prefixes.
+bpf_up() { # LOWERROOT OBJECT
+	fusebpf mount -o allow_other "$tools/fuse/$2.bpf.o" "$1/lower" $MNT >&2 ||
+		return 1
+	echo $MNT
+}
+cfg_bpf_trivial_up() { bpf_up "$1" fuse_trivial; }
+cfg_bpf_trivial_down() { fusebpf umount -n trivial $MNT; }
+cfg_bpf_hide_up() { bpf_up "$1" fuse_view; }
+cfg_bpf_hide_down() { fusebpf umount -n view $MNT; }
 
 # 4: a daemon that attaches the backing inode in its lookup replies.  The
 # kernel does not take backing from a daemon yet; ptfuse would get a mode
@@ -286,7 +293,7 @@ if [ "$ALLOCS" = 1 ] && [ -d $T/events/kmem ]; then
 	mkdir -p "$out/allocs"
 	: > "$out/allocs.tsv"
 	root=$(fs_up tmpfs)
-	for c in native fusebpf overlay; do
+	for c in native fusebpf bpf-trivial overlay; do
 		path=$($(fn "$c" up) "$root") || continue
 		alloc_check $c "$path" stat stat "$path/flat" "$NFILES"
 		alloc_check $c "$path" open-close open "$path/flat" "$NFILES"

@@ -96,7 +96,7 @@ def collect(rundir):
     adir = os.path.join(b, "allocs")
     if os.path.isdir(adir):
         for f in sorted(os.listdir(adir)):
-            m = re.match(r"(native|fusebpf|overlay)-(.*)-(kmalloc|kmem_cache_alloc)\.hist$", f)
+            m = re.match(r"(native|fusebpf|bpf-trivial|overlay)-(.*)-(kmalloc|kmem_cache_alloc)\.hist$", f)
             if not m:
                 continue
             d = sites.setdefault(m.group(2), {}).setdefault(m.group(1), {})
@@ -107,8 +107,8 @@ def collect(rundir):
                     d[key] = d.get(key, 0) + int(mm.group(2))
     for a in allocs:
         d = sites.get(a["workload"], {})
-        nat, bpf = d.get("native", {}), d.get("fusebpf", {})
-        if a["config"] == "fusebpf":
+        nat, bpf = d.get("native", {}), d.get(a["config"], {})
+        if a["config"] in ("fusebpf", "bpf-trivial"):
             ops = max(a["ops"], 1)
             a["extra_sites"] = {k: round((bpf.get(k, 0) - nat.get(k, 0)) / ops, 3)
                                 for k in sorted(set(nat) | set(bpf))
@@ -187,6 +187,12 @@ def targets(data):
             if wl in DATA and p:
                 out.append((fs, "FUSE-BPF vs 6.12 passthrough", wl,
                             p["median"] / r["median"], 1.0))
+            # 3a and 3b against pure passthrough of the same run
+            for cfg, goal in (("bpf-trivial", 0.95), ("bpf-hide", 0.90)):
+                t = cfgs.get(cfg, {}).get(wl)
+                if t:
+                    out.append((fs, f"{cfg} / FUSE-BPF", wl,
+                                r["median"] / t["median"], goal))
     return [{"fs": fs, "target": t, "workload": wl, "value": round(v, 3), "goal": g,
              "met": v >= g} for fs, t, wl, v, g in out]
 
