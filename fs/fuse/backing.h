@@ -146,6 +146,7 @@ int fuse_bpf_buf_qstr(const struct fuse_buffer *buf, struct qstr *name);
 void fuse_bpf_buffers_free(struct fuse_bpf_req *req);
 void fuse_bpf_fill_attr(struct inode *inode, struct fuse_attr *attr);
 int fuse_bpf_parse_root_bpf(struct fs_context *fsc, struct fs_parameter *param);
+int fuse_bpf_parse_root_bpf_fd(struct fs_context *fsc, unsigned int fd);
 
 /* A prefilter absent: CONTINUE, or POSTFILTER when there is a postfilter. */
 static inline int fuse_bpf_no_prefilter(const void *postfilter)

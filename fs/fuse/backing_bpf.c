@@ -170,10 +170,30 @@ int fuse_bpf_parse_root_bpf(struct fs_context *fsc, struct fs_parameter *param)
 	struct fuse_fs_context *ctx = fsc->fs_private;
 
 	if (ctx->root_bpf)
-		return invalfc(fsc, "root_bpf specified twice");
+		return invalfc(fsc, "root_bpf or root_bpf_fd specified twice");
 	ctx->root_bpf = bpf_fuse_ops_get(param->string);
 	if (!ctx->root_bpf)
 		return errorfc(fsc, "root_bpf: no fuse_ops named %s",
 			       param->string), -ENOENT;
+	return 0;
+}
+
+/*
+ * root_bpf_fd=<fd>: the same, by a descriptor of the registered fuse_ops
+ * struct_ops map or of its link.  Names are global and may collide:
+ * a descriptor names the program its holder registered.
+ */
+int fuse_bpf_parse_root_bpf_fd(struct fs_context *fsc, unsigned int fd)
+{
+	struct fuse_fs_context *ctx = fsc->fs_private;
+	struct fuse_ops *ops;
+
+	if (ctx->root_bpf)
+		return invalfc(fsc, "root_bpf or root_bpf_fd specified twice");
+	ops = bpf_fuse_ops_get_fd(fd);
+	if (IS_ERR(ops))
+		return errorfc(fsc, "root_bpf_fd: not a registered fuse_ops map or link"),
+		       PTR_ERR(ops);
+	ctx->root_bpf = ops;
 	return 0;
 }

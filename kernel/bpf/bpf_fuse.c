@@ -62,6 +62,61 @@ struct fuse_ops *bpf_fuse_ops_get(const char *name)
 }
 EXPORT_SYMBOL_GPL(bpf_fuse_ops_get);
 
+/* The registered fuse_ops of struct_ops map id @id, referenced */
+static struct fuse_ops *bpf_fuse_ops_get_id(u32 id)
+{
+	struct bpf_fuse_entry *e;
+	struct fuse_ops *ops = NULL;
+
+	mutex_lock(&bpf_fuse_lock);
+	list_for_each_entry(e, &bpf_fuse_list, list) {
+		if (bpf_struct_ops_id(e->ops) == id) {
+			if (bpf_struct_ops_get(e->ops))
+				ops = e->ops;
+			break;
+		}
+	}
+	mutex_unlock(&bpf_fuse_lock);
+	return ops;
+}
+
+/**
+ * bpf_fuse_ops_get_fd - take a registered fuse_ops by file descriptor
+ * @fd: a descriptor of its struct_ops map or of its struct_ops link
+ *
+ * Unlike names, descriptors do not collide: the caller names the very
+ * program it holds.
+ *
+ * Return: the program, referenced; ERR_PTR(-EBADF) if @fd is not open,
+ * ERR_PTR(-EINVAL) if it is not a registered fuse_ops map or its link.
+ */
+struct fuse_ops *bpf_fuse_ops_get_fd(int fd)
+{
+	struct bpf_link_info info = {};
+	struct fuse_ops *ops;
+	struct bpf_link *link;
+	struct bpf_map *map;
+	u32 id;
+
+	map = bpf_map_get(fd);
+	if (!IS_ERR(map)) {
+		id = map->id;
+		bpf_map_put(map);
+	} else {
+		link = bpf_link_get_from_fd(fd);
+		if (IS_ERR(link))
+			return ERR_CAST(link);
+		id = 0;
+		if (link->type == BPF_LINK_TYPE_STRUCT_OPS &&
+		    !link->ops->fill_link_info(link, &info))
+			id = info.struct_ops.map_id;
+		bpf_link_put(link);
+	}
+	ops = id ? bpf_fuse_ops_get_id(id) : NULL;
+	return ops ?: ERR_PTR(-EINVAL);
+}
+EXPORT_SYMBOL_GPL(bpf_fuse_ops_get_fd);
+
 /* Another reference to a program held already. */
 struct fuse_ops *bpf_fuse_ops_tryget(struct fuse_ops *ops)
 {
@@ -288,12 +343,20 @@ static int bpf_fuse_init_member(const struct btf_type *t,
 	return 1;
 }
 
+/*
+ * Registering offers a filter to every mount that names it: it takes
+ * CAP_SYS_ADMIN, as making such a mount does, so that a less privileged
+ * loader (CAP_BPF, a BPF token) cannot plant a filter under a name a
+ * privileged mounter will pick.
+ */
 static int bpf_fuse_reg(void *kdata, struct bpf_link *link)
 {
 	struct fuse_ops *ops = kdata;
 	struct bpf_fuse_entry *e;
 	int err = 0;
 
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	e = kmalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;

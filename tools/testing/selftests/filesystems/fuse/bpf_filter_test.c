@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <sys/xattr.h>
+#include <linux/capability.h>
 #include <linux/fuse.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -93,6 +94,32 @@ static int mount_filter(const char *target, const char *name)
 
 	snprintf(opt, sizeof(opt), "root_bpf=%s", name);
 	return pt_mount(LOWER, target, opt);
+}
+
+/* Mount the view at @target with the program of descriptor @fd */
+static int mount_filter_fd(const char *target, int fd)
+{
+	char opt[64];
+
+	snprintf(opt, sizeof(opt), "root_bpf_fd=%d", fd);
+	return pt_mount(LOWER, target, opt);
+}
+
+/* Set the effective capabilities to the permitted ones but @drop */
+static int cap_effective(__u32 drop)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	int i;
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		d[i].effective = d[i].permitted;
+	d[0].effective &= ~drop;
+	return syscall(SYS_capset, &h, d);
 }
 
 /* Whether @dir lists @name ("." and ".." included) */
@@ -1106,6 +1133,66 @@ TEST(duplicate_name)
 	bpf_link__destroy(lb);
 	fuse_hide__destroy(b);
 	fuse_hide__destroy(a);
+}
+
+/*
+ * Registering takes CAP_SYS_ADMIN: a loader with CAP_BPF alone cannot
+ * plant a filter under a name a privileged mounter will pick.
+ */
+TEST(register_needs_sys_admin)
+{
+	struct fuse_hide *skel = fuse_hide__open_and_load();
+	struct bpf_link *link;
+
+	ASSERT_NE(NULL, skel);
+	ASSERT_EQ(0, cap_effective(1U << CAP_SYS_ADMIN));
+	link = bpf_map__attach_struct_ops(skel->maps.hide_ops);
+	EXPECT_EQ(NULL, link);
+	EXPECT_EQ(EPERM, errno);
+	ASSERT_EQ(0, cap_effective(0));
+	bpf_link__destroy(link);
+	fuse_hide__destroy(skel);
+}
+
+/*
+ * root_bpf_fd=: a descriptor of the registered map or of its link names
+ * the very program its holder registered; anything else is refused.
+ */
+TEST_F(filter, root_bpf_fd)
+{
+	struct fuse_hide *skel = fuse_hide__open_and_load();
+	struct bpf_link *reg;
+	char opt[64];
+	struct stat st;
+	int map, fd;
+
+	ASSERT_NE(NULL, skel);
+	map = bpf_map__fd(skel->maps.hide_ops);
+	ASSERT_EQ(0, mkdir(LO("hidden"), 0755));
+	/* Loaded, not registered */
+	EXPECT_EQ(EINVAL, err_of(mount_filter_fd(MNT, map)));
+
+	reg = register_map(_metadata, skel->maps.hide_ops);
+	ASSERT_EQ(0, mount_filter_fd(MNT, map));
+	EXPECT_EQ(ENOENT, err_of(stat(MN("hidden"), &st)));
+	ASSERT_EQ(0, umount2(MNT, 0));
+	ASSERT_EQ(0, mount_filter_fd(MNT, bpf_link__fd(reg)));
+	EXPECT_EQ(ENOENT, err_of(stat(MN("hidden"), &st)));
+	ASSERT_EQ(0, umount2(MNT, 0));
+
+	/* Not a BPF map or link, not open, given with root_bpf= */
+	fd = open(LOWER, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(EINVAL, err_of(mount_filter_fd(MNT, fd)));
+	ASSERT_EQ(0, close(fd));
+	/* Not the fd just closed: the mount helper reuses it for root_dir= */
+	ASSERT_EQ(-1, fcntl(1000, F_GETFD));
+	EXPECT_EQ(EBADF, err_of(mount_filter_fd(MNT, 1000)));
+	snprintf(opt, sizeof(opt), "root_bpf=hide,root_bpf_fd=%d", map);
+	EXPECT_EQ(EINVAL, err_of(pt_mount(LOWER, MNT, opt)));
+
+	bpf_link__destroy(reg);
+	fuse_hide__destroy(skel);
 }
 
 TEST_F(filter, unknown_name)
