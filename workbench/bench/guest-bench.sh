@@ -76,15 +76,16 @@ cfg_fusebpf_down() { umount $MNT; }
 # (3a) fuse_trivial, a prefilter and a postfilter on every operation that
 # let it through; (3b) fuse_view, Android's hidden directory plus a
 # listing redacted by prefixes.
+fusebpf=$tools/fuse/fusebpf
 bpf_up() { # LOWERROOT OBJECT
-	fusebpf mount -o allow_other "$tools/fuse/$2.bpf.o" "$1/lower" $MNT >&2 ||
+	$fusebpf mount -o allow_other "$tools/fuse/$2.bpf.o" "$1/lower" $MNT >&2 ||
 		return 1
 	echo $MNT
 }
 cfg_bpf_trivial_up() { bpf_up "$1" fuse_trivial; }
-cfg_bpf_trivial_down() { fusebpf umount -n trivial $MNT; }
+cfg_bpf_trivial_down() { $fusebpf umount -n trivial $MNT; }
 cfg_bpf_hide_up() { bpf_up "$1" fuse_view; }
-cfg_bpf_hide_down() { fusebpf umount -n view $MNT; }
+cfg_bpf_hide_down() { $fusebpf umount -n view $MNT; }
 
 # 4: a daemon that attaches the backing inode in its lookup replies.  The
 # kernel does not take backing from a daemon yet; ptfuse would get a mode
