@@ -5,12 +5,14 @@
 #
 #   make check          build what changed, boot the kernel in QEMU, run the
 #                       selftests, scan the kernel log; ends "N passed, N failed"
-#   make check T="x y"  only the selftest programs x and y
+#   make check T="x y"  only the selftest programs x and y (no second boot
+#                       unless MOD_TESTS="..." names what it runs)
 #   make demo           boot the kernel and show what works today
 #   make run [CMD=...]  a shell in the guest, or one command there (cwd shared rw)
 #   make tree           assemble the patched tree in $(WORKDIR)/linux
 #   make refresh        write edits made in that tree back into patches/
 #   make kernel         build bzImage (tinyconfig + Kconfig.fragment)
+#   make kernel-mod     the same with FUSE as a module (make check's second boot)
 #   make selftests      build libbpf, bpftool and the selftests from the tree
 #   make deps           install the Debian packages needed (apt-get)
 #   make bench          build a kernel without debug options, boot it, measure
@@ -27,7 +29,7 @@ SELFTEST_VARS = OUTPUT=$(WORKDIR)/selftests/fuse CLANG=clang-19 \
 		VMLINUX_BTF=$(WORKDIR)/build/vmlinux \
 		KHDR_INCLUDES="-isystem $(WORKDIR)/build/usr/include"
 
-.PHONY: all deps host-tests tree refresh kernel selftests check run demo bench clean
+.PHONY: all deps host-tests tree refresh kernel kernel-mod selftests check run demo bench clean
 all: kernel selftests
 
 deps:
@@ -50,8 +52,13 @@ selftests: kernel
 host-tests: deps
 	@$(WB)/host-tests.sh
 
-check: host-tests selftests
+export MOD_TESTS
+check: host-tests selftests $(if $(T),$(if $(MOD_TESTS),kernel-mod),kernel-mod)
 	@$(WB)/check.sh $(T)
+
+# The second kernel of make check: FUSE built as a module
+kernel-mod: tree
+	@$(WB)/kernel-mod.sh
 
 run: selftests
 ifeq ($(CMD),)
@@ -69,5 +76,5 @@ bench: $(if $(NOTREE),deps,tree)
 	@$(WB)/bench.sh
 
 clean:
-	rm -rf $(WORKDIR)/build $(WORKDIR)/build-bench $(WORKDIR)/bench-tools \
+	rm -rf $(WORKDIR)/build $(WORKDIR)/build-mod $(WORKDIR)/build-bench $(WORKDIR)/bench-tools \
 		$(WORKDIR)/selftests $(WORKDIR)/runs

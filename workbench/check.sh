@@ -4,6 +4,9 @@
 # make check: the host-side tests, then every selftest in one guest boot,
 # then the verdict (TAP results and the kernel log scan).
 #   check.sh [TEST...]    run only the named selftest programs
+# A second boot, of the kernel with FUSE as a module (workbench/kernel-mod.sh),
+# runs $MOD_TESTS with fuse.ko loaded; with TEST... named, only if MOD_TESTS
+# is set.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -24,7 +27,26 @@ start=$(date +%s)
 vm_rc=$?
 say "guest ran $(( $(date +%s) - start ))s under $(cat "$rundir/accel" 2>/dev/null)"
 [ $vm_rc = 0 ] || echo "error: the VM run failed (status $vm_rc)"
-"$TOP/workbench/verdict.py" "$rundir"
+
+runs=("$rundir")
+mod_tests=${MOD_TESTS-}
+[ $# -gt 0 ] || mod_tests=${MOD_TESTS:-bpf_filter_test passthrough_test fuse_daemon_test}
+if [ -n "$mod_tests" ]; then
+	mod=$rundir/fuse-module
+	mkdir -p "$mod/tap"
+	ko=$WORKDIR/build-mod/fs/fuse/fuse.ko
+	echo $mod_tests insmod | tr ' ' '\n' > "$mod/expected"
+	say "second boot: FUSE as a module ($ko): $mod_tests"
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	"$TOP/workbench/vm.sh" -k "$WORKDIR/build-mod/arch/x86/boot/bzImage" -r "$mod" -- \
+		env FUSE_KO="$ko" "$TOP/workbench/guest-tests.sh" "$SELFTESTS" $mod_tests
+	mod_rc=$?
+	say "guest ran $(( $(date +%s) - start ))s"
+	[ $mod_rc = 0 ] || { echo "error: the VM run failed (status $mod_rc)"; vm_rc=1; }
+	runs+=("$mod")
+fi
+"$TOP/workbench/verdict.py" "${runs[@]}"
 rc=$?
 [ $vm_rc = 0 ] || rc=1
 exit $rc

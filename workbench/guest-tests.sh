@@ -3,10 +3,21 @@
 # Runs inside the guest: every selftest program, one TAP file each in
 # $wbrun/tap, then a final kmemleak scan into $wbrun/kmemleak.txt.
 #   guest-tests.sh SELFTEST_DIR [TEST...]
+# FUSE_KO=path: load that fuse.ko first (the kernel with FUSE as a module).
 dir=$1; shift
 out=$wbrun/tap
 mkdir -p "$out"
 kml=/sys/kernel/debug/kmemleak
+
+if [ -n "${FUSE_KO:-}" ]; then
+	if insmod "$FUSE_KO" > "$out/insmod.log" 2>&1 && grep -qw fuse /proc/filesystems; then
+		printf 'TAP version 13\n1..1\nok 1 insmod fuse.ko\n' > "$out/insmod.tap"
+	else
+		printf 'TAP version 13\n1..1\nnot ok 1 insmod fuse.ko\n' > "$out/insmod.tap"
+	fi
+	cat "$out/insmod.log" "$out/insmod.tap"
+	echo 0 > "$out/insmod.rc"
+fi
 
 # Whatever boot left behind is not ours to report.
 if [ -w $kml ]; then echo scan > $kml; echo clear > $kml; fi

@@ -48,5 +48,9 @@ fi
 say "building bzImage in $BUILD (-j$JOBS)"
 start=$(date +%s)
 kmake -j"$JOBS" bzImage
+# The guest loads modules from $BUILD itself (workbench/kernel-mod.sh)
+if grep -qx CONFIG_MODULES=y "$BUILD/.config"; then
+	kmake -j"$JOBS" modules
+fi
 kmake headers_install INSTALL_HDR_PATH="$BUILD/usr" >/dev/null
 say "kernel $(cat "$BUILD/include/config/kernel.release") built in $(( $(date +%s) - start ))s"

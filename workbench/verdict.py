@@ -53,7 +53,18 @@ def judge_tap(path, rc):
     return passed, failed, skipped, failures
 
 
-def main(rundir):
+def main(rundirs):
+    passed = failed = skipped = 0
+    for rundir in rundirs:
+        p, f, s = judge_run(rundir)
+        passed, failed, skipped = passed + p, failed + f, skipped + s
+    tail = f", {skipped} skipped" if skipped else ""
+    print(f"{passed} passed, {failed} failed{tail}")
+    return 1 if failed else 0
+
+
+def judge_run(rundir):
+    """One guest boot: its TAP results and kernel log, printed failures."""
     tapdir = os.path.join(rundir, "tap")
     passed = failed = skipped = 0
     failures = []
@@ -93,10 +104,8 @@ def main(rundir):
             print(f"=== FAILED: kernel report ({kind}) at {path}:{i + 1}")
             sys.stdout.writelines("    " + line for line in lines[max(0, i - 5):i + 40])
     failed += reports
-    tail = f", {skipped} skipped" if skipped else ""
-    print(f"{passed} passed, {failed} failed{tail}")
-    return 1 if failed else 0
+    return passed, failed, skipped
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1:]))
