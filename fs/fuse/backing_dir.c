@@ -1355,11 +1355,12 @@ static bool fuse_bpf_fill_dirent(struct dir_context *ctx, const char *name,
 	if (d->last)
 		d->last->off = offset;
 	de = (struct fuse_dirent *)(d->buf + d->len);
-	memset(de, 0, reclen);
 	de->ino = ino;
+	de->off = 0;
 	de->namelen = namelen;
 	de->type = d_type;
 	memcpy(de->name, name, namelen);
+	memset(de->name + namelen, 0, reclen - FUSE_NAME_OFFSET - namelen);
 	d->last = de;
 	d->len += reclen;
 	return true;
@@ -1443,9 +1444,22 @@ static int fuse_bpf_readdir_post(struct fuse_bpf_req *req,
 				       &r->buffer);
 }
 
-/* Hand the (filtered) records to the caller, as fuse_parse_dirfile(). */
+/* A record a filter wrote: one name, within the buffer */
+static bool fuse_bpf_dirent_bad(const struct fuse_dirent *de, size_t len)
+{
+	return !de->namelen || de->namelen > NAME_MAX ||
+	       FUSE_DIRENT_SIZE(de) > len ||
+	       memchr(de->name, '/', de->namelen) ||
+	       memchr(de->name, 0, de->namelen);
+}
+
+/*
+ * Hand the (filtered) records to the caller, as fuse_parse_dirfile().
+ * Records are checked only if the filter wrote to them.
+ */
 static int fuse_bpf_readdir_emit(struct fuse_bpf_readdir *r)
 {
+	bool check = r->buffer.flags & BPF_FUSE_MODIFIED;
 	const char *buf = r->buffer.data;
 	size_t len = r->buffer.size;
 	bool emitted = false;
@@ -1454,9 +1468,7 @@ static int fuse_bpf_readdir_emit(struct fuse_bpf_readdir *r)
 		const struct fuse_dirent *de = (const void *)buf;
 		size_t reclen = FUSE_DIRENT_SIZE(de);
 
-		if (!de->namelen || de->namelen > NAME_MAX || reclen > len ||
-		    memchr(de->name, '/', de->namelen) ||
-		    memchr(de->name, 0, de->namelen))
+		if (check && fuse_bpf_dirent_bad(de, len))
 			return -EIO;
 		if (!dir_emit(r->ctx, de->name, de->namelen, de->ino,
 			      de->type))
