@@ -20,7 +20,6 @@
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <sys/xattr.h>
-#include <linux/capability.h>
 #include <linux/fuse.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -103,23 +102,6 @@ static int mount_filter_fd(const char *target, int fd)
 
 	snprintf(opt, sizeof(opt), "root_bpf_fd=%d", fd);
 	return pt_mount(LOWER, target, opt);
-}
-
-/* Set the effective capabilities to the permitted ones but @drop */
-static int cap_effective(__u32 drop)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-	int i;
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
-		d[i].effective = d[i].permitted;
-	d[0].effective &= ~drop;
-	return syscall(SYS_capset, &h, d);
 }
 
 /* Whether @dir lists @name ("." and ".." included) */

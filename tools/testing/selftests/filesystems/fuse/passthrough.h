@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <linux/loop.h>
 #include <linux/magic.h>
 #include <linux/types.h>
@@ -65,6 +66,23 @@ static inline int pt_private_mounts(void)
 	if (unshare(CLONE_NEWNS))
 		return -1;
 	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
+
+/* Set the effective capabilities to the permitted ones but @drop */
+static inline int cap_effective(__u32 drop)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	int i;
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		d[i].effective = d[i].permitted;
+	d[0].effective &= ~drop;
+	return syscall(SYS_capset, &h, d);
 }
 
 static inline int pt_run(const char *cmd)

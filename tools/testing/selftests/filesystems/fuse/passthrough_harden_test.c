@@ -38,7 +38,6 @@
 #include <stdarg.h>
 #include <sys/mman.h>
 #include <sys/xattr.h>
-#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/posix_acl.h>
 #include <linux/posix_acl_xattr.h>
@@ -440,23 +439,6 @@ TEST_F(pt, poll_regular_file)
 #define M_FULL		PT_SCRATCH "/m_full"
 #define DAC_CAPS	(CAP_TO_MASK(CAP_DAC_OVERRIDE) | \
 			 CAP_TO_MASK(CAP_DAC_READ_SEARCH))
-
-/* Make the effective capabilities the permitted ones, less @drop */
-static int cap_effective(__u32 drop)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-	int i;
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
-		d[i].effective = d[i].permitted;
-	d[0].effective &= ~drop;
-	return syscall(SYS_capset, &h, d);
-}
 
 /* Root without DAC override mounts at @target: its credentials back it */
 static int mount_without_dac(const void *target)

@@ -23,25 +23,7 @@ static __always_inline bool redact_dirent(const struct bpf_dynptr *p,
 					  __u32 off,
 					  const struct fuse_dirent *d)
 {
-	char name[REDACT_PREFIX_MAX] = {};
-	__u32 len = d->namelen;
-	__u32 key;
-	int i;
-
-	/* The prefixes are no longer than this: the rest does not matter */
-	if (len > REDACT_PREFIX_MAX)
-		len = REDACT_PREFIX_MAX;
-	if (bpf_dynptr_read(name, len, p, off + FUSE_NAME_OFFSET, 0))
-		return false;
-	bpf_for(i, 0, REDACT_PREFIXES) {
-		struct redact_prefix *pre;
-
-		key = i;
-		pre = bpf_map_lookup_elem(&prefixes, &key);
-		if (pre && redact_match(name, d->namelen, pre))
-			return true;
-	}
-	return false;
+	return redact_dirent_in(&prefixes, p, off, d);
 }
 
 /* No prefilter: the postfilter runs after every readdir of the lower */

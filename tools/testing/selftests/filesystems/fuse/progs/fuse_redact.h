@@ -31,6 +31,37 @@ static __always_inline bool redact_match(const char *name, __u32 len,
 	}
 	return true;
 }
+
+/*
+ * Whether the record at @off of @p, of header @d, starts with a prefix
+ * of @prefixes (an array map of struct redact_prefix, REDACT_PREFIXES
+ * slots): the listing filter of fuse_redact.c and fuse_view.c.
+ */
+static __always_inline bool redact_dirent_in(void *prefixes,
+					     const struct bpf_dynptr *p,
+					     __u32 off,
+					     const struct fuse_dirent *d)
+{
+	char name[REDACT_PREFIX_MAX] = {};
+	__u32 len = d->namelen;
+	__u32 key;
+	int i;
+
+	/* The prefixes are no longer than this: the rest does not matter */
+	if (len > REDACT_PREFIX_MAX)
+		len = REDACT_PREFIX_MAX;
+	if (bpf_dynptr_read(name, len, p, off + FUSE_NAME_OFFSET, 0))
+		return false;
+	bpf_for(i, 0, REDACT_PREFIXES) {
+		struct redact_prefix *pre;
+
+		key = i;
+		pre = bpf_map_lookup_elem(prefixes, &key);
+		if (pre && redact_match(name, d->namelen, pre))
+			return true;
+	}
+	return false;
+}
 #endif
 
 #endif /* _FUSE_REDACT_H */

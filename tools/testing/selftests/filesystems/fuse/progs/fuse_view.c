@@ -30,26 +30,9 @@ static __always_inline bool view_dirent(const struct bpf_dynptr *p,
 					__u32 off,
 					const struct fuse_dirent *d)
 {
-	char name[REDACT_PREFIX_MAX] = {};
-	__u32 len = d->namelen;
-	__u32 key;
-	int i;
-
 	if (fuse_dirent_name_is(p, off, d, HIDDEN))
 		return true;
-	if (len > REDACT_PREFIX_MAX)
-		len = REDACT_PREFIX_MAX;
-	if (bpf_dynptr_read(name, len, p, off + FUSE_NAME_OFFSET, 0))
-		return false;
-	bpf_for(i, 0, REDACT_PREFIXES) {
-		struct redact_prefix *pre;
-
-		key = i;
-		pre = bpf_map_lookup_elem(&prefixes, &key);
-		if (pre && redact_match(name, d->namelen, pre))
-			return true;
-	}
-	return false;
+	return redact_dirent_in(&prefixes, p, off, d);
 }
 
 SEC("struct_ops/readdir_postfilter")
