@@ -142,6 +142,7 @@ void fuse_bpf_buf_in(struct fuse_bpf_req *req, struct fuse_buffer *buf,
 		     int flags);
 void fuse_bpf_buf_name(struct fuse_bpf_req *req, struct fuse_buffer *buf,
 		       const struct qstr *name);
+const char *fuse_bpf_buf_str(const struct fuse_buffer *buf);
 int fuse_bpf_buf_qstr(const struct fuse_buffer *buf, struct qstr *name);
 void fuse_bpf_buffers_free(struct fuse_bpf_req *req);
 void fuse_bpf_fill_attr(struct inode *inode, struct fuse_attr *attr);

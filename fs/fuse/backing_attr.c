@@ -560,14 +560,14 @@ static int fuse_bpf_xattr_setup(struct fuse_bpf_req *req)
 /* The name the filter left: NUL-terminated, not empty. */
 static int fuse_bpf_xattr_name(struct fuse_bpf_xattr *x)
 {
-	const struct fuse_buffer *b = &x->name_buf;
+	const char *name;
 
-	if (!x->name || !(b->flags & BPF_FUSE_MODIFIED))
+	if (!x->name || !(x->name_buf.flags & BPF_FUSE_MODIFIED))
 		return 0;
-	if (b->size < 2 || ((char *)b->data)[b->size - 1] ||
-	    strnlen(b->data, b->size) != b->size - 1)
-		return -EINVAL;
-	x->name = b->data;
+	name = fuse_bpf_buf_str(&x->name_buf);
+	if (IS_ERR(name))
+		return PTR_ERR(name);
+	x->name = name;
 	return 0;
 }
 

@@ -112,17 +112,29 @@ void fuse_bpf_buf_name(struct fuse_bpf_req *req, struct fuse_buffer *buf,
 }
 
 /*
- * The name a (possibly rewritten) name buffer holds: one NUL-terminated
- * path component.  "." and ".." and slashes are refused by the lower
- * lookup itself.
+ * The string a (possibly rewritten) buffer holds: not empty, one NUL, at
+ * its end.  ERR_PTR(-EINVAL) otherwise.
  */
-int fuse_bpf_buf_qstr(const struct fuse_buffer *buf, struct qstr *name)
+const char *fuse_bpf_buf_str(const struct fuse_buffer *buf)
 {
 	const char *s = buf->data;
 
 	if (buf->size < 2 || s[buf->size - 1] ||
 	    strnlen(s, buf->size) != buf->size - 1)
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
+	return s;
+}
+
+/*
+ * The name a (possibly rewritten) name buffer holds: one path component.
+ * "." and ".." and slashes are refused by the lower lookup itself.
+ */
+int fuse_bpf_buf_qstr(const struct fuse_buffer *buf, struct qstr *name)
+{
+	const char *s = fuse_bpf_buf_str(buf);
+
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	*name = (struct qstr)QSTR_INIT(s, buf->size - 1);
 	return 0;
 }

@@ -421,6 +421,7 @@ static int fuse_bpf_make_lower(struct fuse_bpf_make *m, struct inode *ldir,
 			       struct dentry *child)
 {
 	struct mnt_idmap *idmap = fuse_bpf_idmap(m->req.inode);
+	const char *target;
 
 	switch (m->req.args.opcode) {
 	case FUSE_CREATE:
@@ -432,11 +433,10 @@ static int fuse_bpf_make_lower(struct fuse_bpf_make *m, struct inode *ldir,
 	case FUSE_MKDIR:
 		return vfs_mkdir(idmap, ldir, child, m->in.mkdir.mode);
 	case FUSE_SYMLINK:
-		if (m->target.size < 2 ||
-		    ((char *)m->target.data)[m->target.size - 1] ||
-		    strnlen(m->target.data, m->target.size) != m->target.size - 1)
-			return -EINVAL;
-		return vfs_symlink(idmap, ldir, child, m->target.data);
+		target = fuse_bpf_buf_str(&m->target);
+		if (IS_ERR(target))
+			return PTR_ERR(target);
+		return vfs_symlink(idmap, ldir, child, target);
 	case FUSE_LINK:
 		return vfs_link(fuse_bpf_dentry(d_inode(m->old)), idmap, ldir,
 				child, NULL);
