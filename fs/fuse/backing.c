@@ -179,8 +179,8 @@ static int fuse_bpf_backing(const struct fuse_bpf_op *op,
  * Set up, the node's prefilter, the backing operation, the postfilter,
  * finish.  The filters see and may rewrite req's arguments.
  *
- * Return: the operation's result, or FUSE_BPF_FALLBACK when a filter sent
- * it to the daemon.
+ * Return: the operation's result, or FUSE_BPF_FALLBACK when a filter or
+ * the node's daemon_ops sent it to the daemon.
  */
 int fuse_bpf_run(struct fuse_bpf_req *req)
 {
@@ -192,6 +192,8 @@ int fuse_bpf_run(struct fuse_bpf_req *req)
 		op = fuse_bpf_ops[req->args.opcode];
 	if (WARN_ON_ONCE(!op))
 		return -EOPNOTSUPP;
+	if (fuse_bpf_daemon_op(req->inode, req->args.opcode))
+		return FUSE_BPF_FALLBACK;
 
 	req->meta.nodeid = req->args.nodeid;
 	if (op->setup)
@@ -319,7 +321,7 @@ static void fuse_bpf_lockdep_annotate_sb(struct super_block *sb,
 #endif
 }
 
-static void fuse_bpf_init_inode(struct inode *inode, struct vfsmount *mnt)
+void fuse_bpf_init_inode(struct inode *inode, struct vfsmount *mnt)
 {
 	struct fuse_conn *fc = get_fuse_conn(inode);
 	struct inode *lower = fuse_bpf_inode(inode);
@@ -609,7 +611,7 @@ bool fuse_bpf_sync_fs(int *err, struct super_block *sb)
 {
 	struct super_block *lower_sb;
 
-	if (!get_fuse_conn_super(sb)->backing_cred)
+	if (!fuse_bpf_backed(d_inode(sb->s_root)))
 		return false;
 	lower_sb = fuse_bpf_path(d_inode(sb->s_root))->mnt->mnt_sb;
 	down_read_nested(&lower_sb->s_umount, fuse_bpf_lockdep_level(lower_sb));

@@ -21,6 +21,19 @@ struct fs_parse_result;
 
 #ifdef CONFIG_FUSE_BPF
 
+/*
+ * The FUSE-BPF entries of a LOOKUP reply (backing_entry.c): as the daemon
+ * sent them, then what they resolved to, in the daemon's context.
+ */
+struct fuse_bpf_entry {
+	struct fuse_bpf_entry_out out[FUSE_BPF_MAX_ENTRIES];
+	struct path backing;
+	struct fuse_ops *ops;
+	u64 daemon_ops;
+	u8 backing_action;
+	u8 bpf_action;
+};
+
 /* The backing inode of a node, if it has one. */
 static inline struct path *fuse_bpf_path(struct inode *inode)
 {
@@ -52,6 +65,13 @@ static inline struct inode *fuse_bpf_inode(struct inode *inode)
 	return d_inode(get_fuse_inode(inode)->backing_path.dentry);
 }
 
+/* Does the daemon serve this operation of a backed node? (daemon_ops) */
+static inline bool fuse_bpf_daemon_op(struct inode *inode, u32 opcode)
+{
+	return opcode < 64 &&
+	       (READ_ONCE(get_fuse_inode(inode)->bpf_daemon_ops) & BIT_ULL(opcode));
+}
+
 /* The fuse_ops filter of a node, if it has one. */
 static inline struct fuse_ops *fuse_bpf_node_ops(struct inode *inode)
 {
@@ -62,6 +82,16 @@ static inline struct fuse_ops *fuse_bpf_node_ops(struct inode *inode)
 static inline struct file *fuse_bpf_file(struct file *file)
 {
 	return ((struct fuse_file *)file->private_data)->passthrough;
+}
+
+/*
+ * Is this open file served from a backing file?  Not a file of a backed
+ * node that the daemon opened (a filter sent OPEN or OPENDIR to it): the
+ * daemon serves that one, by its file handle.
+ */
+static inline bool fuse_bpf_file_backed(struct file *file)
+{
+	return fuse_bpf_backed(file_inode(file)) && fuse_bpf_file(file);
 }
 
 /*
@@ -194,6 +224,7 @@ extern const struct fuse_bpf_op fuse_bpf_lookup_op, fuse_bpf_create_op,
 	fuse_bpf_fileattr_op, fuse_bpf_access_op;
 
 /* backing.c: mount, nodes, credentials */
+void fuse_bpf_init_inode(struct inode *inode, struct vfsmount *mnt);
 int fuse_bpf_parse_root_dir(struct fs_context *fsc, struct fs_parameter *param,
 			    struct fs_parse_result *result);
 int fuse_bpf_parse_no_daemon(struct fs_context *fsc);
@@ -207,6 +238,14 @@ void fuse_bpf_free_fsc(struct fuse_fs_context *ctx);
 bool fuse_bpf_keep_dentry(const struct dentry *dentry);
 void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags);
 bool fuse_bpf_sync_fs(int *err, struct super_block *sb);
+
+/* backing_entry.c: the daemon's entries in LOOKUP replies */
+void fuse_bpf_entry_init(struct fuse_args *args, struct fuse_bpf_entry *e);
+int fuse_bpf_entry_reply(struct fuse_conn *fc, struct fuse_args *args,
+			 bool via_ioctl);
+void fuse_bpf_entry_put(struct fuse_bpf_entry *e);
+bool fuse_bpf_entry_replaces(struct inode *inode, struct fuse_bpf_entry *e);
+bool fuse_bpf_entry_attach(struct inode *inode, struct fuse_bpf_entry *e);
 
 /* backing_dir.c: names and directories */
 bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,
@@ -279,6 +318,15 @@ bool fuse_bpf_fileattr_set(int *err, struct dentry *entry,
 			   struct fileattr *fa);
 
 #else /* !CONFIG_FUSE_BPF */
+
+struct fuse_bpf_entry {};
+
+static inline void fuse_bpf_entry_init(struct fuse_args *args,
+				       struct fuse_bpf_entry *e) {}
+static inline void fuse_bpf_entry_put(struct fuse_bpf_entry *e) {}
+#define fuse_bpf_entry_reply(...)	0
+#define fuse_bpf_entry_replaces(...)	false
+#define fuse_bpf_entry_attach(...)	false
 
 static inline bool fuse_bpf_backed(struct inode *inode) { return false; }
 static inline void fuse_bpf_refresh(struct inode *inode) {}

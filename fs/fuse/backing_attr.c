@@ -399,8 +399,11 @@ bool fuse_bpf_setattr(int *err, struct dentry *entry, struct iattr *attr)
 	 */
 	if (s.attr.ia_valid & (ATTR_KILL_SUID | ATTR_KILL_SGID))
 		s.attr.ia_valid &= ~ATTR_MODE;
+	/* A file the daemon opened has no backing file: truncate by path */
 	if (s.attr.ia_valid & ATTR_FILE)
 		s.attr.ia_file = fuse_bpf_file(attr->ia_file);
+	if (!s.attr.ia_file)
+		s.attr.ia_valid &= ~ATTR_FILE;
 	return fuse_bpf_result(err, fuse_bpf_run(&s.req));
 }
 

@@ -239,17 +239,36 @@ static int fuse_bpf_revalidate_lower(struct inode *inode, unsigned int flags)
 	return ret;
 }
 
+/* The names of a directory whose LOOKUP the daemon serves are its own. */
+static bool fuse_bpf_daemon_names(struct dentry *entry)
+{
+	struct inode *dir;
+	bool ret;
+
+	rcu_read_lock();
+	dir = d_inode_rcu(READ_ONCE(entry->d_parent));
+	ret = dir && fuse_bpf_daemon_op(dir, FUSE_LOOKUP);
+	rcu_read_unlock();
+	return ret;
+}
+
 bool fuse_bpf_revalidate(int *ret, struct dentry *entry, unsigned int flags)
 {
 	struct inode *inode = d_inode_rcu(entry);
-	int valid = fuse_bpf_revalidate_fast(entry, inode, flags);
+	int valid;
+
+	if (fuse_bpf_daemon_names(entry))
+		return false;
+	valid = fuse_bpf_revalidate_fast(entry, inode, flags);
 
 	/*
-	 * Not a backed parent: the daemon's node, unless this is a backed
-	 * superblock, whose nodes the daemon never heard of (a parent under
-	 * eviction in RCU walk): walk again, or look the name up again.
+	 * Not a backed parent: the daemon's node, unless the daemon never
+	 * heard of it (a backed root's superblock, a node the kernel made;
+	 * a parent under eviction in RCU walk): walk again, or look the name
+	 * up again.
 	 */
-	if (valid < 0 && !get_fuse_conn_super(entry->d_sb)->backing_cred)
+	if (valid < 0 && !fuse_bpf_backed(d_inode(entry->d_sb->s_root)) &&
+	    !(inode && fuse_kernel_nodeid(get_node_id(inode))))
 		return false;
 	if (valid < 0)
 		*ret = flags & LOOKUP_RCU ? -ECHILD : 0;
@@ -1513,7 +1532,7 @@ bool fuse_bpf_readdir(int *err, struct file *file, struct dir_context *ctx)
 	struct fuse_bpf_readdir r;
 	int ret;
 
-	if (!fuse_bpf_backed(inode))
+	if (!fuse_bpf_file_backed(file))
 		return false;
 	do {
 		r = (struct fuse_bpf_readdir) {

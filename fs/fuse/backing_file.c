@@ -357,7 +357,7 @@ static bool fuse_bpf_file_run(int *err, u32 opcode, struct file *file,
 {
 	struct inode *inode = file_inode(file);
 
-	if (!fuse_bpf_backed(inode))
+	if (!fuse_bpf_file_backed(file))
 		return false;
 	f->req.inode = inode;
 	f->req.args.opcode = opcode;
@@ -396,7 +396,7 @@ bool fuse_bpf_llseek(loff_t *res, struct file *file, loff_t offset,
 	bool backed;
 	int err;
 
-	if (!fuse_bpf_backed(inode))
+	if (!fuse_bpf_file_backed(file))
 		return false;
 	inode_lock(inode);
 	backed = fuse_bpf_file_run(&err, FUSE_LSEEK, file, &f);
@@ -434,7 +434,7 @@ bool fuse_bpf_fallocate(int *err, struct file *file, int mode,
 		},
 	};
 
-	if (!fuse_bpf_backed(file_inode(file)))
+	if (!fuse_bpf_file_backed(file))
 		return false;
 	*err = fuse_bpf_remove_privs(file);
 	if (*err)
@@ -456,12 +456,12 @@ bool fuse_bpf_copy_file_range(ssize_t *res, struct file *src, loff_t src_off,
 		},
 		.dst = dst,
 	};
-	bool src_backed = fuse_bpf_backed(file_inode(src));
+	bool src_backed = fuse_bpf_file_backed(src);
 	int err;
 
-	if (!src_backed && !fuse_bpf_backed(file_inode(dst)))
+	if (!src_backed && !fuse_bpf_file_backed(dst))
 		return false;
-	if (!src_backed || !fuse_bpf_backed(file_inode(dst))) {
+	if (!src_backed || !fuse_bpf_file_backed(dst)) {
 		*res = -EXDEV;
 		return true;
 	}
@@ -516,7 +516,7 @@ bool fuse_bpf_flock(int *err, struct file *file, int cmd, struct file_lock *fl)
  */
 bool fuse_bpf_ioctl(long *err, struct file *file)
 {
-	if (!fuse_bpf_backed(file_inode(file)))
+	if (!fuse_bpf_file_backed(file))
 		return false;
 	*err = -ENOTTY;
 	return true;
@@ -530,7 +530,7 @@ bool fuse_bpf_poll(__poll_t *res, struct file *file, poll_table *wait)
 {
 	struct inode *inode = file_inode(file);
 
-	if (!S_ISREG(inode->i_mode) || !fuse_bpf_backed(inode))
+	if (!S_ISREG(inode->i_mode) || !fuse_bpf_file_backed(file))
 		return false;
 	*res = vfs_poll(fuse_bpf_file(file), wait);
 	return true;

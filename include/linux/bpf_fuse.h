@@ -61,8 +61,6 @@ struct fuse_write_iter_out {
 	u64 ret;
 };
 
-#define BPF_FUSE_NAME_MAX	16
-
 /*
  * Each prefilter returns BPF_FUSE_CONTINUE (run the operation on the lower
  * filesystem, no postfilter), BPF_FUSE_POSTFILTER (run it, then the
@@ -280,7 +278,7 @@ struct fuse_ops {
 	u32 (*tmpfile_postfilter)(const struct bpf_fuse_meta_info *meta,
 				  const struct fuse_create_in *in);
 
-	char name[BPF_FUSE_NAME_MAX];
+	char name[BPF_FUSE_NAME_MAX + 1];	/* uapi/linux/fuse.h */
 };
 
 #ifdef CONFIG_FUSE_BPF

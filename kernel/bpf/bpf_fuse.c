@@ -34,7 +34,7 @@ static struct bpf_fuse_entry *bpf_fuse_find(const char *name)
 
 	lockdep_assert_held(&bpf_fuse_lock);
 	list_for_each_entry(e, &bpf_fuse_list, list)
-		if (!strncmp(e->ops->name, name, BPF_FUSE_NAME_MAX))
+		if (!strncmp(e->ops->name, name, sizeof(e->ops->name)))
 			return e;
 	return NULL;
 }

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FUSE-BPF: the daemon gives a node its backing and its filter.
+ *
+ * A LOOKUP reply may carry struct fuse_bpf_entry_out entries after
+ * struct fuse_entry_out: a backing (a file descriptor of the daemon, or a
+ * backing id of 6.12's FUSE_DEV_IOC_BACKING_OPEN registry), a fuse_ops
+ * filter (by name or descriptor), or the removal of either.  The entries
+ * are checked and resolved when the reply is written, in the daemon's
+ * context; the lookup then gives them to the node.  A reply that names a
+ * descriptor is accepted only through the FUSE_DEV_IOC_BPF_RESPONSE ioctl,
+ * so that no write() into /dev/fuse by another program (a setuid helper
+ * handed the fd) can make the kernel resolve its descriptors.
+ *
+ * Entries describe a change: a reply without them leaves a node as it is.
+ * A reply that changes the backing or the filter of a node gives the name a
+ * new inode, with the same node id; the old inode keeps its backing for the
+ * files open on it and sends its own FORGET, so the daemon's lookup count
+ * of the id stays exact.
+ */
+
+#include "fuse_i.h"
+
+#include <linux/file.h>
+
+enum {
+	FUSE_BPF_KEEP,
+	FUSE_BPF_SET,
+	FUSE_BPF_REMOVE,
+};
+
+/*
+ * What a backed node may leave to the daemon (daemon_ops): operations of
+ * the node itself.  Not GETATTR (a backed node's attributes are its
+ * backing inode's) nor the operations of open files, which follow OPEN and
+ * OPENDIR: a file the daemon opened is the daemon's to serve.
+ */
+#define FUSE_BPF_DAEMON_OPS						\
+	(BIT_ULL(FUSE_LOOKUP) | BIT_ULL(FUSE_SETATTR) |			\
+	 BIT_ULL(FUSE_READLINK) | BIT_ULL(FUSE_SYMLINK) |		\
+	 BIT_ULL(FUSE_MKNOD) | BIT_ULL(FUSE_MKDIR) | BIT_ULL(FUSE_UNLINK) | \
+	 BIT_ULL(FUSE_RMDIR) | BIT_ULL(FUSE_RENAME) | BIT_ULL(FUSE_LINK) | \
+	 BIT_ULL(FUSE_OPEN) | BIT_ULL(FUSE_STATFS) |			\
+	 BIT_ULL(FUSE_SETXATTR) | BIT_ULL(FUSE_GETXATTR) |		\
+	 BIT_ULL(FUSE_LISTXATTR) | BIT_ULL(FUSE_REMOVEXATTR) |		\
+	 BIT_ULL(FUSE_OPENDIR) | BIT_ULL(FUSE_ACCESS) |			\
+	 BIT_ULL(FUSE_CREATE) | BIT_ULL(FUSE_RENAME2) | BIT_ULL(FUSE_TMPFILE))
+
+#define FUSE_BPF_RENAMES	(BIT_ULL(FUSE_RENAME) | BIT_ULL(FUSE_RENAME2))
+
+static int fuse_bpf_entry_daemon_ops(struct fuse_bpf_entry *e, u64 ops)
+{
+	if (ops & ~FUSE_BPF_DAEMON_OPS)
+		return -EINVAL;
+	/* rename(2) with flags or without is one operation */
+	if (ops & FUSE_BPF_RENAMES)
+		ops |= FUSE_BPF_RENAMES;
+	e->daemon_ops = ops;
+	return 0;
+}
+
+void fuse_bpf_entry_init(struct fuse_args *args, struct fuse_bpf_entry *e)
+{
+	args->out_numargs = 2;
+	args->out_args[1].size = sizeof(e->out);
+	args->out_args[1].value = e->out;
+	args->out_argvar = true;
+	args->bpf_entry = e;
+}
+
+void fuse_bpf_entry_put(struct fuse_bpf_entry *e)
+{
+	path_put(&e->backing);
+	e->backing.dentry = NULL;
+	e->backing.mnt = NULL;
+	bpf_fuse_ops_put(e->ops);
+	e->ops = NULL;
+	e->backing_action = FUSE_BPF_KEEP;
+	e->bpf_action = FUSE_BPF_KEEP;
+	e->daemon_ops = 0;
+}
+
+/*
+ * What a backing may be, as for root_dir= and FUSE_DEV_IOC_BACKING_OPEN:
+ * not idmapped, and no deeper than the daemon declared in FUSE_INIT
+ * (max_stack_depth, which also makes FUSE_PASSTHROUGH the daemon's opt-in).
+ *
+ * The backing credentials of a mount without root_dir= are those of the
+ * first backing given: the daemon's, privileged as for
+ * FUSE_DEV_IOC_BACKING_OPEN, or those a backing id was opened with.
+ */
+static int fuse_bpf_entry_set_backing(struct fuse_conn *fc,
+				      struct fuse_bpf_entry *e,
+				      const struct path *path,
+				      const struct cred *cred)
+{
+	if (is_idmapped_mnt(path->mnt))
+		return -EINVAL;
+	if (path->mnt->mnt_sb->s_stack_depth >= fc->max_stack_depth)
+		return -ELOOP;
+	if (!READ_ONCE(fc->backing_cred) &&
+	    cmpxchg(&fc->backing_cred, NULL, get_cred(cred)))
+		put_cred(cred);
+	e->backing = *path;
+	path_get(&e->backing);
+	e->backing_action = FUSE_BPF_SET;
+	return 0;
+}
+
+/*
+ * A descriptor of the daemon.  Its holder must be as privileged as for
+ * FUSE_DEV_IOC_BACKING_OPEN.  An O_PATH descriptor is a path like any
+ * other: what the node then does on it is checked on the lower inode with
+ * the backing credentials, as for every backed node.
+ */
+static int fuse_bpf_entry_backing_fd(struct fuse_conn *fc,
+				     struct fuse_bpf_entry *e, u64 fd)
+{
+	struct file *file;
+	int err;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (fd > INT_MAX)
+		return -EBADF;
+	file = fget(fd);
+	if (!file)
+		return -EBADF;
+	err = fuse_bpf_entry_set_backing(fc, e, &file->f_path, current_cred());
+	fput(file);
+	return err;
+}
+
+/* An id the daemon registered with FUSE_DEV_IOC_BACKING_OPEN. */
+static int fuse_bpf_entry_backing_id(struct fuse_conn *fc,
+				     struct fuse_bpf_entry *e, u64 id)
+{
+	struct fuse_backing *fb;
+	int err;
+
+	if (!id || id > INT_MAX)
+		return -EINVAL;
+	rcu_read_lock();
+	fb = fuse_backing_get(idr_find(&fc->backing_files_map, id));
+	rcu_read_unlock();
+	if (!fb)
+		return -ENOENT;
+	err = fuse_bpf_entry_set_backing(fc, e, &fb->file->f_path, fb->cred);
+	fuse_backing_put(fb);
+	return err;
+}
+
+static int fuse_bpf_entry_bpf_name(struct fuse_bpf_entry *e,
+				   const struct fuse_bpf_entry_out *out)
+{
+	size_t len = strnlen(out->name, sizeof(out->name));
+
+	if (!len || len == sizeof(out->name))
+		return -EINVAL;
+	e->ops = bpf_fuse_ops_get(out->name);
+	if (!e->ops)
+		return -ENOENT;
+	e->bpf_action = FUSE_BPF_SET;
+	return 0;
+}
+
+static int fuse_bpf_entry_bpf_fd(struct fuse_bpf_entry *e, u64 fd)
+{
+	struct fuse_ops *ops;
+
+	if (fd > INT_MAX)
+		return -EBADF;
+	ops = bpf_fuse_ops_get_fd(fd);
+	if (IS_ERR(ops))
+		return PTR_ERR(ops);
+	e->ops = ops;
+	e->bpf_action = FUSE_BPF_SET;
+	return 0;
+}
+
+static int fuse_bpf_entry_one(struct fuse_conn *fc, struct fuse_bpf_entry *e,
+			      const struct fuse_bpf_entry_out *out,
+			      bool via_ioctl)
+{
+	bool backing = out->entry_type == FUSE_ENTRY_BACKING ||
+		       out->entry_type == FUSE_ENTRY_BACKING_ID ||
+		       out->entry_type == FUSE_ENTRY_REMOVE_BACKING;
+	bool set_backing = out->entry_type == FUSE_ENTRY_BACKING ||
+			   out->entry_type == FUSE_ENTRY_BACKING_ID;
+	bool has_name = out->entry_type == FUSE_ENTRY_BPF;
+	int err;
+
+	if (out->unused || (!has_name && !set_backing && out->unused2))
+		return -EINVAL;
+	if (backing ? e->backing_action : e->bpf_action)
+		return -EINVAL;
+	if (set_backing) {
+		err = fuse_bpf_entry_daemon_ops(e, out->daemon_ops);
+		if (err)
+			return err;
+	}
+
+	switch (out->entry_type) {
+	case FUSE_ENTRY_BACKING:
+		if (!via_ioctl)
+			return -EINVAL;
+		return fuse_bpf_entry_backing_fd(fc, e, out->fd);
+	case FUSE_ENTRY_BACKING_ID:
+		return fuse_bpf_entry_backing_id(fc, e, out->fd);
+	case FUSE_ENTRY_REMOVE_BACKING:
+		if (out->fd)
+			return -EINVAL;
+		e->backing_action = FUSE_BPF_REMOVE;
+		return 0;
+	case FUSE_ENTRY_BPF:
+		return fuse_bpf_entry_bpf_name(e, out);
+	case FUSE_ENTRY_BPF_FD:
+		if (!via_ioctl)
+			return -EINVAL;
+		return fuse_bpf_entry_bpf_fd(e, out->fd);
+	case FUSE_ENTRY_REMOVE_BPF:
+		if (out->fd)
+			return -EINVAL;
+		e->bpf_action = FUSE_BPF_REMOVE;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * fuse_bpf_entry_reply - check and resolve the entries of a LOOKUP reply
+ * @fc: the connection
+ * @args: the request, its reply copied in
+ * @via_ioctl: the reply came through FUSE_DEV_IOC_BPF_RESPONSE
+ *
+ * Called in the context of the daemon writing the reply, so descriptors
+ * are the daemon's.  On error nothing is kept and the lookup fails.
+ *
+ * Return: 0 or the errno the daemon's write or ioctl returns.
+ */
+int fuse_bpf_entry_reply(struct fuse_conn *fc, struct fuse_args *args,
+			 bool via_ioctl)
+{
+	struct fuse_bpf_entry *e = args->bpf_entry;
+	const struct fuse_entry_out *entry = args->out_args[0].value;
+	unsigned int size = args->out_args[1].size;
+	unsigned int i;
+	int err = 0;
+
+	if (!e || !size)
+		return 0;
+	if (size % sizeof(e->out[0]) || !entry->nodeid)
+		return -EINVAL;
+	for (i = 0; !err && i < size / sizeof(e->out[0]); i++)
+		err = fuse_bpf_entry_one(fc, e, &e->out[i], via_ioctl);
+	if (!err && e->backing.dentry &&
+	    (d_inode(e->backing.dentry)->i_mode ^ entry->attr.mode) & S_IFMT)
+		err = -EINVAL;
+	if (err)
+		fuse_bpf_entry_put(e);
+	return err;
+}
+
+static bool fuse_bpf_entry_same(struct inode *inode,
+				const struct fuse_bpf_entry *e)
+{
+	struct dentry *lower = fuse_bpf_dentry(inode);
+	struct fuse_ops *ops = fuse_bpf_node_ops(inode);
+
+	if (e->backing_action == FUSE_BPF_REMOVE && lower)
+		return false;
+	if (e->backing_action == FUSE_BPF_SET &&
+	    (!lower || d_inode(lower) != d_inode(e->backing.dentry) ||
+	     get_fuse_inode(inode)->bpf_daemon_ops != e->daemon_ops))
+		return false;
+	if (e->bpf_action == FUSE_BPF_REMOVE && ops)
+		return false;
+	return e->bpf_action != FUSE_BPF_SET || ops == e->ops;
+}
+
+/**
+ * fuse_bpf_entry_replaces - does a reply change the backing or filter?
+ * @inode: the inode of the reply's node id
+ * @e: the reply's entries, or NULL
+ *
+ * When it does, @e takes what it leaves as it is from @inode, for the new
+ * inode to have.
+ */
+bool fuse_bpf_entry_replaces(struct inode *inode, struct fuse_bpf_entry *e)
+{
+	struct fuse_inode *fi = get_fuse_inode(inode);
+
+	if (!e || fuse_bpf_entry_same(inode, e))
+		return false;
+	if (e->backing_action == FUSE_BPF_KEEP && fi->backing_path.dentry) {
+		e->backing = fi->backing_path;
+		path_get(&e->backing);
+		e->backing_action = FUSE_BPF_SET;
+		e->daemon_ops = fi->bpf_daemon_ops;
+	}
+	if (e->bpf_action == FUSE_BPF_KEEP && fi->bpf_ops) {
+		e->ops = bpf_fuse_ops_tryget(fi->bpf_ops);
+		e->bpf_action = FUSE_BPF_SET;
+	}
+	return true;
+}
+
+/**
+ * fuse_bpf_entry_attach - give a new inode the backing and filter of a reply
+ * @inode: the new inode (I_NEW), of a node id the daemon gave
+ * @e: the reply's entries, or NULL
+ *
+ * Return: true if @inode is now backed (and set up from the backing
+ * inode), false if it is a daemon's node as any other.
+ */
+bool fuse_bpf_entry_attach(struct inode *inode, struct fuse_bpf_entry *e)
+{
+	struct fuse_inode *fi = get_fuse_inode(inode);
+	u32 generation = inode->i_generation;
+	struct vfsmount *mnt;
+
+	if (!e)
+		return false;
+	if (e->bpf_action == FUSE_BPF_SET) {
+		fi->bpf_ops = e->ops;
+		e->ops = NULL;
+	}
+	if (e->backing_action != FUSE_BPF_SET)
+		return false;
+	fi->backing_path.dentry = e->backing.dentry;
+	fi->bpf_daemon_ops = e->daemon_ops;
+	mnt = e->backing.mnt;
+	fuse_bpf_init_inode(inode, mnt);
+	mntput(mnt);
+	e->backing.dentry = NULL;
+	e->backing.mnt = NULL;
+	/* The daemon's node: fuse_iget() checks the daemon's generation */
+	inode->i_generation = generation;
+	return true;
+}
