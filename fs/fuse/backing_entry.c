@@ -59,6 +59,10 @@ static int fuse_bpf_entry_daemon_ops(struct fuse_bpf_entry *e, u64 ops)
 	return 0;
 }
 
+/*
+ * The entries are the last, variable-size, out argument: the request's
+ * fuse_simple_request() returns their size on success.
+ */
 void fuse_bpf_entry_init(struct fuse_args *args, struct fuse_bpf_entry *e)
 {
 	args->out_numargs = 2;
@@ -123,7 +127,7 @@ static int fuse_bpf_entry_backing_fd(struct fuse_conn *fc,
 		return -EPERM;
 	if (fd > INT_MAX)
 		return -EBADF;
-	file = fget(fd);
+	file = fget_raw(fd);
 	if (!file)
 		return -EBADF;
 	err = fuse_bpf_entry_set_backing(fc, e, &file->f_path, current_cred());

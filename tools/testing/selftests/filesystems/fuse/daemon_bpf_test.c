@@ -1,0 +1,1633 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FUSE-BPF entries in LOOKUP replies: a daemon gives a node a backing (a
+ * file descriptor of its own, or a backing id of FUSE_DEV_IOC_BACKING_OPEN)
+ * and a fuse_ops filter, or takes them away, with struct fuse_bpf_entry_out
+ * records after struct fuse_entry_out, sent with write() on /dev/fuse or
+ * with the FUSE_DEV_IOC_BPF_RESPONSE ioctl.
+ *
+ * The daemon is the raw /dev/fuse one of fuse_daemon.c.  Its LOOKUP handler
+ * answers each child of the root as a plan in shared memory says (which
+ * entries, by write() or by the ioctl, malformed on purpose or not), which
+ * the test changes between steps, and records what became of the reply:
+ * the errno of the write() or ioctl, 0 when the kernel took it.  Every
+ * request is counted by node id, and FORGETs too, so the tests tell which
+ * requests a backed node still sends the daemon (none) and which node ids
+ * the daemon ever hears of (only its own).  A refused reply must have
+ * ended its request: the daemon then answers it again with EIO, which
+ * must fail with ENOENT (and spares the caller a hang where it does not).
+ * At the end of most tests the caches are dropped, and the FORGETs must
+ * add up to the lookups the kernel took, node id by node id.
+ *
+ * - backing_fd_ioctl, backing_o_path: a directory backed by a descriptor
+ *   is served from the lower directory, attributes included, and the
+ *   daemon hears of nothing below it.
+ * - backing_fd_by_write_einval: a descriptor is taken only by the ioctl.
+ * - backing_id: a backing id, by write() and by the ioctl; unknown and
+ *   closed ids are refused with ENOENT.
+ * - mixed_tree: backed and daemon-served nodes side by side.
+ * - unknown_type ... unknown_bpf_name: malformed replies are refused with
+ *   the errno the uapi documents, the caller gets EIO, no lookup count is
+ *   owed, and the connection goes on serving.  ioctl_bad_header: a
+ *   header the ioctl refuses leaves the request to be answered.
+ * - reply_already_answered: a second reply finds no request.
+ * - unprivileged_daemon, no_passthrough_eloop: a backing needs
+ *   CAP_SYS_ADMIN, and a daemon that accepted FUSE_PASSTHROUGH.
+ * - revalidate_new_backing, remove_backing: a reply to the LOOKUP of a
+ *   timed out dentry changes the node for new paths, not for open files.
+ * - forget_only_daemon_ids: FORGETs name the daemon's node ids only, and
+ *   as many lookups as the kernel took.
+ * - bpf_filter_by_name, bpf_filter_by_fd: the sample fuse_readonly filter
+ *   given to a backed node, and taken away again.
+ *
+ * Each test runs as root in a mount namespace of its own, on a tmpfs over
+ * /tmp.  A kernel warning during a test fails it.
+ */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+#include <linux/const.h>
+#include <bpf/libbpf.h>
+
+#include "passthrough.h"
+#include "fuse_daemon.h"
+#include "fuse_readonly.skel.h"
+
+#ifndef FUSE_PASSTHROUGH
+#define FUSE_PASSTHROUGH	_BITULL(37)
+#endif
+
+
+#define LOWER_A		"lower-a"		/* lower a/f */
+#define LOWER_B		"lower-b"		/* lower b/f */
+#define LOWER_FILE	"lower-file"		/* lower file */
+#define LOWER_G		"lower-g"		/* lower g */
+#define DAEMON_DCHILD	"daemon's a/dchild"
+#define DAEMON_DFILE	"daemon's c/dfile"
+#define DAEMON_FILE	"the daemon's own file"
+#define DAEMON_G	"the daemon's own g"
+#define LOWER_MODE_A	0750
+#define LOWER_MODE_B	0705
+#define LOWER_UID	1234
+
+#define KERNEL_ID_BIT	_BITULL(63)	/* node ids the kernel makes */
+#define NR_IDS		32		/* node ids counted one by one */
+#define NR_PLANS	8
+#define PLAN_ENTRIES	(FUSE_BPF_MAX_ENTRIES + 1)
+#define PLAN_EXTRA	32		/* most bytes a plan appends */
+#define NOT_SENT	(-1)		/* a plan's errno: nothing sent */
+#define CLOSED_FD	999		/* never open in the daemon */
+#define UNKNOWN_ID	9999		/* never a backing id */
+#define LONG_MS		60000		/* entry and attribute timeouts */
+#define WAIT_MS		5000
+#define FORGET_FILES	64
+
+enum send { BY_WRITE, BY_IOCTL };
+
+/* How the daemon answers a LOOKUP of a child of the root, and the outcome */
+struct plan {
+	char name[16];			/* "" if the slot is free */
+	struct {
+		enum send how;
+		int nr;			/* entries sent */
+		struct fuse_bpf_entry_out e[PLAN_ENTRIES];
+		size_t extra;		/* zero bytes after the entries */
+		bool open_id;		/* e[0].fd = BACKING_OPEN of id_fd */
+		int id_fd;
+		bool close_id;		/* and BACKING_CLOSE it first */
+		bool drop_admin;	/* without CAP_SYS_ADMIN in effect */
+		unsigned int ioc_size;	/* != 0: the ioctl's size */
+		int oh_len_delta;	/* added to the header's len */
+		bool twice;		/* send the reply again */
+		bool then_plain;	/* refused: reply without entries */
+	} cfg;
+	/*
+	 * Set by the daemon: the errno of the send (0 if taken), and of the
+	 * reply sent again, or after a refusal
+	 */
+	int err;
+	int err2;
+	int id_err;			/* of BACKING_OPEN or _CLOSE */
+	unsigned long lookups;
+	unsigned long accepted;		/* replies the kernel took */
+};
+
+/* Shared between the test and the serving child */
+struct shm {
+	struct plan plan[NR_PLANS];
+	__u64 offered;			/* FUSE_INIT flags, flags2 << 32 */
+	unsigned long started;		/* requests whose handler began */
+	unsigned long finished;		/* and ended */
+	unsigned long req_on[NR_IDS];	/* requests but FORGETs, by node id */
+	unsigned long looked_up[NR_IDS]; /* lookups the kernel took */
+	unsigned long forgotten[NR_IDS]; /* sum of FORGETs' nlookup */
+	unsigned long kernel_ids;	/* kernel-made node ids seen */
+	unsigned long other_ids;	/* other node ids >= NR_IDS */
+};
+
+static void bump(unsigned long *counter, unsigned long n)
+{
+	__atomic_fetch_add(counter, n, __ATOMIC_SEQ_CST);
+}
+
+static unsigned long load(unsigned long *counter)
+{
+	return __atomic_load_n(counter, __ATOMIC_SEQ_CST);
+}
+
+static struct plan *plan_find(struct shm *s, const char *name)
+{
+	int i;
+
+	for (i = 0; i < NR_PLANS; i++) {
+		if (!strcmp(s->plan[i].name, name))
+			return &s->plan[i];
+	}
+	return NULL;
+}
+
+/* The plan of @name, made if need be */
+static struct plan *plan_of(struct shm *s, const char *name)
+{
+	struct plan *p = plan_find(s, name);
+
+	if (p)
+		return p;
+	p = plan_find(s, "");
+	if (!p || strlen(name) >= sizeof(p->name))
+		abort();
+	memset(p, 0, sizeof(*p));
+	p->err = NOT_SENT;
+	p->err2 = NOT_SENT;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	return p;
+}
+
+/* Sets @name's plan to a reply without entries, sent as @how says */
+static struct plan *plan_set(struct shm *s, const char *name, enum send how)
+{
+	struct plan *p = plan_of(s, name);
+
+	memset(&p->cfg, 0, sizeof(p->cfg));
+	p->cfg.how = how;
+	return p;
+}
+
+/* Adds an entry of @type with the fd field @fd */
+static struct fuse_bpf_entry_out *plan_add(struct plan *p, __u32 type,
+					   __u64 fd)
+{
+	struct fuse_bpf_entry_out *e = &p->cfg.e[p->cfg.nr++];
+
+	memset(e, 0, sizeof(*e));
+	e->entry_type = type;
+	e->fd = fd;
+	return e;
+}
+
+/* Adds a FUSE_ENTRY_BPF entry of the first @len bytes of @name */
+static void plan_add_name(struct plan *p, const char *name, size_t len)
+{
+	struct fuse_bpf_entry_out *e = plan_add(p, FUSE_ENTRY_BPF, 0);
+
+	memcpy(e->name, name, len);
+}
+
+/* Adds a backing id entry, the id of @fd opened at the lookup */
+static void plan_add_id(struct plan *p, int fd, bool close_id)
+{
+	plan_add(p, FUSE_ENTRY_BACKING_ID, 0);
+	p->cfg.open_id = true;
+	p->cfg.id_fd = fd;
+	p->cfg.close_id = close_id;
+}
+
+static const char *errstr(int err)
+{
+	if (err == NOT_SENT)
+		return "not sent";
+	return err ? strerror(err) : "taken";
+}
+
+/* ------------------------------------------------------------------ */
+/* The daemon's handlers (in the serving child)                         */
+/* ------------------------------------------------------------------ */
+
+/* The handlers under the recorder, by opcode */
+static fuse_daemon_handler_fn inner[FUSE_DAEMON_NR_OPCODES];
+
+/* Counts the request by node id, and when its handler is done */
+static int recorder(struct fuse_daemon *d, const struct fuse_daemon_req *req)
+{
+	struct shm *s = d->priv;
+	__u32 op = req->hdr->opcode;
+	__u64 id = req->hdr->nodeid;
+	int ret;
+
+	bump(&s->started, 1);
+	if (op != FUSE_FORGET && op != FUSE_BATCH_FORGET) {
+		if (id & KERNEL_ID_BIT)
+			bump(&s->kernel_ids, 1);
+		else if (id < NR_IDS)
+			bump(&s->req_on[id], 1);
+		else
+			bump(&s->other_ids, 1);
+	}
+	ret = inner[op] ? inner[op](d, req) : -ENOSYS;
+	bump(&s->finished, 1);
+	return ret;
+}
+
+static int entry_init(struct fuse_daemon *d, const struct fuse_daemon_req *req)
+{
+	const struct fuse_init_in *in = req->arg;
+	struct shm *s = d->priv;
+
+	if (req->arglen >= offsetof(struct fuse_init_in, flags2) +
+			   sizeof(in->flags2)) {
+		s->offered = in->flags;
+		if (in->flags & FUSE_INIT_EXT)
+			s->offered |= (__u64)in->flags2 << 32;
+	}
+	return fuse_daemon_default_handler(FUSE_INIT)(d, req);
+}
+
+static void note_forget(struct shm *s, __u64 id, __u64 nlookup)
+{
+	if (id & KERNEL_ID_BIT)
+		bump(&s->kernel_ids, 1);
+	else if (id < NR_IDS)
+		bump(&s->forgotten[id], nlookup);
+	else
+		bump(&s->other_ids, 1);
+}
+
+static int entry_forget(struct fuse_daemon *d,
+			const struct fuse_daemon_req *req)
+{
+	const struct fuse_forget_in *in;
+
+	in = fuse_daemon_req_arg(d, req, sizeof(*in));
+	if (in)
+		note_forget(d->priv, req->hdr->nodeid, in->nlookup);
+	return fuse_daemon_default_handler(FUSE_FORGET)(d, req);
+}
+
+static int entry_batch_forget(struct fuse_daemon *d,
+			      const struct fuse_daemon_req *req)
+{
+	const struct fuse_batch_forget_in *in;
+	const struct fuse_forget_one *one;
+	__u32 i;
+
+	in = fuse_daemon_req_arg(d, req, sizeof(*in));
+	if (in && req->arglen >= sizeof(*in) +
+				 (size_t)in->count * sizeof(*one)) {
+		one = (const void *)(in + 1);
+		for (i = 0; i < in->count; i++)
+			note_forget(d->priv, one[i].nodeid, one[i].nlookup);
+	}
+	return fuse_daemon_default_handler(FUSE_BATCH_FORGET)(d, req);
+}
+
+/* Sends @len bytes of reply: the errno it failed with, or 0 */
+static int send_buf(struct fuse_daemon *d, enum send how, const void *buf,
+		    size_t len, unsigned int ioc_size)
+{
+	ssize_t n;
+
+	if (how == BY_IOCTL) {
+		if (!ioc_size)
+			ioc_size = len;
+		if (ioctl(d->fd, FUSE_DEV_IOC_BPF_RESPONSE(ioc_size), buf))
+			return errno;
+		return 0;
+	}
+	n = write(d->fd, buf, len);
+	if (n < 0)
+		return errno;
+	return (size_t)n == len ? 0 : EMSGSIZE;
+}
+
+/* The id of @fd in the connection's backing registry, or -errno */
+static int backing_open(struct fuse_daemon *d, int fd, bool close_id)
+{
+	struct fuse_backing_map map = { .fd = fd };
+	__u32 id;
+	int ret;
+
+	ret = ioctl(d->fd, FUSE_DEV_IOC_BACKING_OPEN, &map);
+	if (ret < 0)
+		return -errno;
+	id = ret;
+	if (close_id && ioctl(d->fd, FUSE_DEV_IOC_BACKING_CLOSE, &id))
+		return -errno;
+	return ret;
+}
+
+/*
+ * LOOKUP: the node of the daemon's tree, with the entries of the name's
+ * plan (children of the root only; none for others).  The reply is sent
+ * here whatever comes of it: when the kernel refuses it, it ends the
+ * request with EIO itself.
+ */
+static int entry_lookup(struct fuse_daemon *d,
+			const struct fuse_daemon_req *req)
+{
+	struct fuse_bpf_entry_out e[PLAN_ENTRIES];
+	struct fuse_out_header oh = { .unique = req->hdr->unique };
+	char buf[sizeof(oh) + sizeof(struct fuse_entry_out) +
+		 sizeof(e) + PLAN_EXTRA];
+	struct plan *p = NULL, plain = { .err = NOT_SENT };
+	const char *name = req->arg;
+	struct fuse_daemon_node *node;
+	struct fuse_entry_out entry;
+	struct shm *s = d->priv;
+	unsigned long taken;
+	size_t len, base;
+	int ret;
+
+	if (!req->arglen || !memchr(name, '\0', req->arglen))
+		return -EINVAL;
+	node = fuse_daemon_find_child(d, req->hdr->nodeid, name);
+	if (!node)
+		return -ENOENT;
+	if (req->hdr->nodeid == FUSE_ROOT_ID)
+		p = plan_find(s, name);
+	if (!p)
+		p = &plain;
+	p->lookups++;
+
+	memcpy(e, p->cfg.e, sizeof(e));
+	if (p->cfg.open_id) {
+		ret = backing_open(d, p->cfg.id_fd, p->cfg.close_id);
+		p->id_err = ret < 0 ? -ret : 0;
+		if (ret > 0)
+			e[0].fd = ret;
+	}
+	fuse_daemon_fill_entry(d, node, &entry);
+	base = sizeof(oh) + sizeof(entry);
+	len = base + p->cfg.nr * sizeof(e[0]) + p->cfg.extra;
+	if (len > sizeof(buf))
+		abort();
+	oh.len = len + p->cfg.oh_len_delta;
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, &oh, sizeof(oh));
+	memcpy(buf + sizeof(oh), &entry, sizeof(entry));
+	memcpy(buf + base, e, p->cfg.nr * sizeof(e[0]));
+
+	if (p->cfg.drop_admin)
+		cap_effective(1U << CAP_SYS_ADMIN);
+	p->err = send_buf(d, p->cfg.how, buf, len, p->cfg.ioc_size);
+	if (p->cfg.drop_admin)
+		cap_effective(0);
+	d->replied = true;
+	taken = !p->err;
+	p->err2 = NOT_SENT;
+	if (p->cfg.twice && !p->err) {
+		p->err2 = send_buf(d, p->cfg.how, buf, len, p->cfg.ioc_size);
+		taken += !p->err2;
+	} else if (p->err) {
+		/*
+		 * Refused: the kernel ended the request with EIO, unless it
+		 * refused the reply before it looked for the request.  Answer
+		 * again, without entries or with an error, so that the caller
+		 * never hangs: ENOENT tells that the request was gone.
+		 */
+		oh.len = p->cfg.then_plain ? base : sizeof(oh);
+		oh.error = p->cfg.then_plain ? 0 : -EIO;
+		memcpy(buf, &oh, sizeof(oh));
+		p->err2 = send_buf(d, BY_WRITE, buf, oh.len, 0);
+		taken += p->cfg.then_plain && !p->err2;
+	}
+	node->nlookup += taken;
+	p->accepted += taken;
+	if (node->nodeid < NR_IDS)
+		bump(&s->looked_up[node->nodeid], taken);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Test helpers                                                         */
+/* ------------------------------------------------------------------ */
+
+FIXTURE(entry) {
+	struct fuse_daemon *d;
+	struct shm *s;
+	char lower[64];
+	char mnt[64];
+	int fd_a, fd_b, fd_file, fd_g, fd_path;
+	__u64 id_a, id_b, id_c, id_dfile, id_file, id_g;
+	unsigned long taint;
+};
+
+#define IN_MNT(rel)	path_in(self->mnt, rel)
+#define IN_LOWER(rel)	path_in(self->lower, rel)
+
+/* Waits until the daemon finished the requests it began */
+static bool quiesce(struct shm *s)
+{
+	struct timespec ts = { 0, 1000000 };
+	unsigned int waited = 0;
+
+	while (load(&s->finished) != load(&s->started)) {
+		if (waited++ >= WAIT_MS)
+			return false;
+		nanosleep(&ts, NULL);
+	}
+	return true;
+}
+
+/* Reads @path into @buf, NUL-terminated; returns the length or -errno */
+static ssize_t read_path(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return n;
+}
+
+/* The same from the start of the open file @fd */
+static ssize_t read_fd(int fd, char *buf, size_t size)
+{
+	ssize_t n = pread(fd, buf, size - 1, 0);
+
+	buf[n < 0 ? 0 : n] = '\0';
+	return n < 0 ? -errno : n;
+}
+
+/* @path holds exactly @data */
+#define EXPECT_FILE(data, path) do { \
+	const char *__data = (data), *__path = (path); \
+	char __buf[128]; \
+	ssize_t __n = read_path(__path, __buf, sizeof(__buf)); \
+	EXPECT_EQ((ssize_t)strlen(__data), __n) \
+		TH_LOG("reading %s: %s", __path, \
+		       __n < 0 ? strerror(-__n) : __buf); \
+	EXPECT_STREQ(__data, __buf); \
+} while (0)
+
+/* The names in @dir but "." and "..", sorted, one space after each */
+#define EXPECT_NAMES(names, dir) do { \
+	const char *__dir = (dir); \
+	char __buf[256]; \
+	int __n = pt_dir_names(__dir, __buf, sizeof(__buf)); \
+	EXPECT_LE(0, __n) \
+		TH_LOG("listing %s: %s", __dir, strerror(errno)); \
+	EXPECT_STREQ(names, __buf); \
+} while (0)
+
+/* Creates @path with @data through the mount */
+static int create_file(const char *path, const char *data)
+{
+	int fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+	ssize_t len = strlen(data), n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, data, len);
+	if (close(fd) || n != len)
+		return n < 0 ? -errno : -EIO;
+	return 0;
+}
+
+static void snapshot(struct fuse_daemon *d,
+		     unsigned long count[FUSE_DAEMON_NR_OPCODES])
+{
+	__u32 op;
+
+	for (op = 0; op < FUSE_DAEMON_NR_OPCODES; op++)
+		count[op] = fuse_daemon_count(d, op);
+}
+
+/* No request but FORGETs since the snapshot @count */
+static void expect_no_requests(struct __test_metadata *_metadata,
+			       struct fuse_daemon *d,
+			       unsigned long count[FUSE_DAEMON_NR_OPCODES])
+{
+	__u32 op;
+
+	for (op = 0; op < FUSE_DAEMON_NR_OPCODES; op++) {
+		if (op == FUSE_FORGET || op == FUSE_BATCH_FORGET)
+			continue;
+		EXPECT_EQ(count[op], fuse_daemon_count(d, op))
+			TH_LOG("opcode %u sent to the daemon", op);
+	}
+}
+
+/* Mounts the daemon; the first access waits for its FUSE_INIT reply */
+static void daemon_up(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(entry) *self)
+{
+	struct stat st;
+	int ret;
+
+	ret = fuse_daemon_mount(self->d, self->mnt, NULL);
+	ASSERT_EQ(0, ret)
+		TH_LOG("mounting: %s", strerror(-ret));
+	ASSERT_EQ(0, stat(self->mnt, &st))
+		TH_LOG("stat of the root: %s", strerror(errno));
+	ASSERT_TRUE(!!(self->s->offered & FUSE_PASSTHROUGH))
+		TH_LOG("FUSE_PASSTHROUGH not offered in FUSE_INIT");
+}
+
+/*
+ * stat() of the child @name of the root, which the daemon's reply (its
+ * plan) gives an entry the kernel must refuse with @err: the caller gets
+ * EIO, and the daemon's node no lookup to forget.
+ */
+static void expect_refused(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(entry) *self, const char *name,
+			   int err)
+{
+	struct plan *p = plan_of(self->s, name);
+	unsigned long lookups = p->lookups, accepted = p->accepted;
+	struct stat st;
+	int ret, saved;
+
+	ret = stat(IN_MNT(name), &st);
+	saved = errno;
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_TRUE(ret == -1 && saved == EIO)
+		TH_LOG("%s: stat() %s, not EIO", name,
+		       ret ? strerror(saved) : "succeeded");
+	EXPECT_LT(lookups, p->lookups)
+		TH_LOG("%s: no LOOKUP", name);
+	EXPECT_EQ(err, p->err)
+		TH_LOG("%s: the daemon's reply %s, not %s", name,
+		       errstr(p->err), strerror(err));
+	EXPECT_EQ(ENOENT, p->err2)
+		TH_LOG("%s: the refused reply left its request pending (%s)",
+		       name, errstr(p->err2));
+	EXPECT_EQ(accepted, p->accepted);
+}
+
+/*
+ * The connection still serves: a file of the daemon and, if @backed, a
+ * lower directory given by descriptor to "b".
+ */
+static void expect_alive(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(entry) *self, bool backed)
+{
+	struct plan *p;
+
+	EXPECT_FILE(DAEMON_DFILE, IN_MNT("c/dfile"));
+	if (!backed)
+		return;
+	p = plan_set(self->s, "b", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_b);
+	EXPECT_FILE(LOWER_B, IN_MNT("b/f"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err)
+		TH_LOG("backing b: %s", errstr(p->err));
+}
+
+/* Every lookup the kernel took forgotten, dropping caches if need be */
+static bool all_forgotten(struct shm *s)
+{
+	struct timespec ts = { 0, 10000000 };
+	int round, i, waited;
+
+	for (round = 0; round < 20; round++) {
+		sync();
+		pt_write_str("/proc/sys/vm/drop_caches", "2");
+		for (waited = 0; waited < 50; waited++) {
+			for (i = 0; i < NR_IDS; i++) {
+				if (load(&s->forgotten[i]) !=
+				    load(&s->looked_up[i]))
+					break;
+			}
+			if (i == NR_IDS)
+				return true;
+			nanosleep(&ts, NULL);
+		}
+	}
+	return false;
+}
+
+/*
+ * With nothing open on the mount, the caches dropped: FORGETs come for
+ * every lookup the kernel took, refused replies and replaced inodes
+ * included, and for no other.
+ */
+static void expect_all_forgotten(struct __test_metadata *_metadata,
+				 FIXTURE_DATA(entry) *self)
+{
+	struct shm *s = self->s;
+	int i;
+
+	EXPECT_TRUE(all_forgotten(s));
+	ASSERT_TRUE(quiesce(s));
+	for (i = 0; i < NR_IDS; i++) {
+		EXPECT_EQ(s->looked_up[i], s->forgotten[i])
+			TH_LOG("node %d: %lu lookups taken, %lu forgotten", i,
+			       s->looked_up[i], s->forgotten[i]);
+	}
+	EXPECT_EQ(0UL, self->d->shared->errors)
+		TH_LOG("the daemon saw bad requests or FORGETs");
+}
+
+static int open_dir(const char *path)
+{
+	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/*
+ * The lower: a/ (f, uid LOWER_UID), b/ (f, bonly), file, g.  The daemon's
+ * tree: a/ (dchild), b/, c/ (dfile), file, g, of other modes and sizes.
+ * The backing descriptors are opened before the daemon forks.
+ */
+FIXTURE_SETUP(entry)
+{
+	char tmpl[] = PT_SCRATCH "/fuse-entry.XXXXXX";
+	struct fuse_daemon *d;
+	__u64 id;
+	__u32 op;
+
+	self->fd_a = -1;
+	self->fd_b = -1;
+	self->fd_file = -1;
+	self->fd_g = -1;
+	self->fd_path = -1;
+	self->taint = pt_taint();
+	umask(022);
+	ASSERT_EQ(0, pt_private_mounts());
+	ASSERT_EQ(0, mount("tmpfs", PT_SCRATCH, "tmpfs", 0, "mode=1777"));
+	ASSERT_NE(NULL, mkdtemp(tmpl));
+	snprintf(self->lower, sizeof(self->lower), "%s/lower", tmpl);
+	snprintf(self->mnt, sizeof(self->mnt), "%s/mnt", tmpl);
+	ASSERT_EQ(0, mkdir(self->lower, 0755));
+	ASSERT_EQ(0, mkdir(self->mnt, 0755));
+	ASSERT_EQ(0, mkdir(IN_LOWER("a"), LOWER_MODE_A));
+	ASSERT_EQ(0, pt_write_file(IN_LOWER("a/f"), LOWER_A, 0644));
+	ASSERT_EQ(0, chown(IN_LOWER("a/f"), LOWER_UID, LOWER_UID));
+	ASSERT_EQ(0, mkdir(IN_LOWER("b"), LOWER_MODE_B));
+	ASSERT_EQ(0, pt_write_file(IN_LOWER("b/f"), LOWER_B, 0644));
+	ASSERT_EQ(0, pt_write_file(IN_LOWER("b/bonly"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(IN_LOWER("file"), LOWER_FILE, 0644));
+	ASSERT_EQ(0, pt_write_file(IN_LOWER("g"), LOWER_G, 0644));
+
+	self->fd_a = open_dir(IN_LOWER("a"));
+	ASSERT_LE(0, self->fd_a);
+	self->fd_b = open_dir(IN_LOWER("b"));
+	ASSERT_LE(0, self->fd_b);
+	self->fd_file = open(IN_LOWER("file"), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, self->fd_file);
+	self->fd_g = open(IN_LOWER("g"), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, self->fd_g);
+	self->fd_path = open(IN_LOWER("a"),
+			     O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, self->fd_path);
+	ASSERT_EQ(-1, fcntl(CLOSED_FD, F_GETFD));
+
+	self->s = mmap(NULL, sizeof(*self->s), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->s);
+
+	d = fuse_daemon_new();
+	ASSERT_NE(NULL, d);
+	self->d = d;
+	d->priv = self->s;
+	d->init_flags |= FUSE_PASSTHROUGH;
+	d->max_stack_depth = 1;
+	d->entry_timeout_ms = LONG_MS;
+	d->attr_timeout_ms = LONG_MS;
+
+	self->id_a = fuse_daemon_add_dir(d, FUSE_ROOT_ID, "a", 0755);
+	ASSERT_NE(0ULL, self->id_a);
+	id = fuse_daemon_add_file(d, self->id_a, "dchild", 0644,
+				  DAEMON_DCHILD, strlen(DAEMON_DCHILD));
+	ASSERT_NE(0ULL, id);
+	self->id_b = fuse_daemon_add_dir(d, FUSE_ROOT_ID, "b", 0755);
+	ASSERT_NE(0ULL, self->id_b);
+	self->id_c = fuse_daemon_add_dir(d, FUSE_ROOT_ID, "c", 0755);
+	ASSERT_NE(0ULL, self->id_c);
+	self->id_dfile = fuse_daemon_add_file(d, self->id_c, "dfile", 0644,
+					      DAEMON_DFILE,
+					      strlen(DAEMON_DFILE));
+	ASSERT_NE(0ULL, self->id_dfile);
+	self->id_file = fuse_daemon_add_file(d, FUSE_ROOT_ID, "file", 0600,
+					     DAEMON_FILE,
+					     strlen(DAEMON_FILE));
+	ASSERT_NE(0ULL, self->id_file);
+	self->id_g = fuse_daemon_add_file(d, FUSE_ROOT_ID, "g", 0600,
+					  DAEMON_G, strlen(DAEMON_G));
+	ASSERT_NE(0ULL, self->id_g);
+	ASSERT_GT((size_t)NR_IDS, d->nr_nodes);
+
+	fuse_daemon_set_handler(d, FUSE_INIT, entry_init);
+	fuse_daemon_set_handler(d, FUSE_LOOKUP, entry_lookup);
+	fuse_daemon_set_handler(d, FUSE_FORGET, entry_forget);
+	fuse_daemon_set_handler(d, FUSE_BATCH_FORGET, entry_batch_forget);
+	for (op = 0; op < FUSE_DAEMON_NR_OPCODES; op++) {
+		inner[op] = d->handlers[op];
+		d->handlers[op] = recorder;
+	}
+}
+
+/*
+ * Whatever the test did: the daemon never heard of a node id it did not
+ * give, and was never told to forget more lookups than the kernel took.
+ */
+FIXTURE_TEARDOWN(entry)
+{
+	int i;
+
+	if (self->d) {
+		EXPECT_EQ(0, fuse_daemon_umount(self->d));
+		EXPECT_EQ(0UL, self->s->kernel_ids)
+			TH_LOG("the daemon saw node ids of the kernel");
+		EXPECT_EQ(0UL, self->s->other_ids);
+		for (i = 0; i < NR_IDS; i++) {
+			EXPECT_GE(self->s->looked_up[i],
+				  self->s->forgotten[i])
+				TH_LOG("node %d forgotten more than looked up",
+				       i);
+		}
+		fuse_daemon_free(self->d);
+	}
+	if (self->s)
+		munmap(self->s, sizeof(*self->s));
+	close(self->fd_a);
+	close(self->fd_b);
+	close(self->fd_file);
+	close(self->fd_g);
+	close(self->fd_path);
+	EXPECT_EQ(self->taint, pt_taint())
+		TH_LOG("the kernel warned during this test: see dmesg");
+}
+
+/* ------------------------------------------------------------------ */
+/* Backing by descriptor                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * "a" backed by the lower a/ through the ioctl: its attributes, contents
+ * and changes are the lower's, and the daemon gets no request for it or
+ * below it.
+ */
+TEST_F(entry, backing_fd_ioctl)
+{
+	unsigned long count[FUSE_DAEMON_NR_OPCODES];
+	struct plan *p;
+	struct stat st;
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	daemon_up(_metadata, self);
+
+	ASSERT_EQ(0, stat(IN_MNT("a"), &st))
+		TH_LOG("stat a: %s", strerror(errno));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err)
+		TH_LOG("the backing entry: %s", errstr(p->err));
+	EXPECT_EQ(1UL, p->accepted);
+	EXPECT_EQ((mode_t)(S_IFDIR | LOWER_MODE_A), st.st_mode);
+
+	snapshot(self->d, count);
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
+	EXPECT_NAMES("f ", IN_MNT("a"));
+	ASSERT_EQ(0, stat(IN_MNT("a/f"), &st));
+	EXPECT_EQ((off_t)strlen(LOWER_A), st.st_size);
+	EXPECT_EQ((uid_t)LOWER_UID, st.st_uid);
+	EXPECT_EQ(ENOENT, stat(IN_MNT("a/dchild"), &st) ? errno : 0);
+
+	/* Changes below a are the lower's */
+	EXPECT_EQ(0, create_file(IN_MNT("a/new"), "new data"));
+	EXPECT_FILE("new data", IN_LOWER("a/new"));
+	EXPECT_EQ(0, mkdir(IN_MNT("a/sub"), 0755));
+	EXPECT_EQ(0, create_file(IN_MNT("a/sub/g"), "deeper"));
+	EXPECT_FILE("deeper", IN_LOWER("a/sub/g"));
+	EXPECT_EQ(0, rename(IN_MNT("a/new"), IN_MNT("a/renamed")));
+	EXPECT_EQ(0, unlink(IN_MNT("a/sub/g")));
+	EXPECT_EQ(0, rmdir(IN_MNT("a/sub")));
+	EXPECT_NAMES("f renamed ", IN_LOWER("a"));
+	EXPECT_NAMES("f renamed ", IN_MNT("a"));
+
+	ASSERT_TRUE(quiesce(self->s));
+	expect_no_requests(_metadata, self->d, count);
+	EXPECT_EQ(0UL, self->s->req_on[self->id_a])
+		TH_LOG("requests on the backed node a");
+	EXPECT_EQ(0UL, self->s->kernel_ids);
+	expect_all_forgotten(_metadata, self);
+}
+
+/* A descriptor entry sent by write() is refused */
+TEST_F(entry, backing_fd_by_write_einval)
+{
+	struct plan *p;
+
+	p = plan_set(self->s, "a", BY_WRITE);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	daemon_up(_metadata, self);
+	expect_refused(_metadata, self, "a", EINVAL);
+	expect_alive(_metadata, self, true);
+	expect_all_forgotten(_metadata, self);
+	EXPECT_EQ(0UL, self->s->looked_up[self->id_a]);
+}
+
+/* An O_PATH descriptor is a backing as good as any */
+TEST_F(entry, backing_o_path)
+{
+	struct plan *p;
+	struct stat st;
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_path);
+	daemon_up(_metadata, self);
+
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err)
+		TH_LOG("an O_PATH backing: %s", errstr(p->err));
+	ASSERT_EQ(0, stat(IN_MNT("a"), &st));
+	EXPECT_EQ((mode_t)(S_IFDIR | LOWER_MODE_A), st.st_mode);
+	EXPECT_EQ(0UL, self->s->req_on[self->id_a]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Backing ids                                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * 6.12's FUSE_DEV_IOC_BACKING_OPEN takes regular files only, so the ids
+ * are of the lower files "file" and "g".
+ */
+TEST_F(entry, backing_id)
+{
+	struct plan *p;
+	struct stat st;
+
+	/* An id never opened, then one closed before the reply */
+	p = plan_set(self->s, "file", BY_WRITE);
+	plan_add(p, FUSE_ENTRY_BACKING_ID, UNKNOWN_ID);
+	daemon_up(_metadata, self);
+	expect_refused(_metadata, self, "file", ENOENT);
+
+	p = plan_set(self->s, "file", BY_WRITE);
+	plan_add_id(p, self->fd_file, true);
+	expect_refused(_metadata, self, "file", ENOENT);
+	EXPECT_EQ(0, p->id_err)
+		TH_LOG("BACKING_OPEN/CLOSE: %s", strerror(p->id_err));
+
+	/* An open id, by write() */
+	p = plan_set(self->s, "file", BY_WRITE);
+	plan_add_id(p, self->fd_file, false);
+	ASSERT_EQ(0, stat(IN_MNT("file"), &st))
+		TH_LOG("stat file: %s", strerror(errno));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->id_err)
+		TH_LOG("BACKING_OPEN: %s", strerror(p->id_err));
+	EXPECT_EQ(0, p->err)
+		TH_LOG("the backing id entry: %s", errstr(p->err));
+	EXPECT_EQ((off_t)strlen(LOWER_FILE), st.st_size);
+	EXPECT_EQ((mode_t)(S_IFREG | 0644), st.st_mode);
+	EXPECT_FILE(LOWER_FILE, IN_MNT("file"));
+
+	/* And by the ioctl */
+	p = plan_set(self->s, "g", BY_IOCTL);
+	plan_add_id(p, self->fd_g, false);
+	EXPECT_FILE(LOWER_G, IN_MNT("g"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err)
+		TH_LOG("the backing id entry: %s", errstr(p->err));
+
+	EXPECT_EQ(0UL, self->s->req_on[self->id_file]);
+	EXPECT_EQ(0UL, self->s->req_on[self->id_g]);
+	expect_all_forgotten(_metadata, self);
+}
+
+/* ------------------------------------------------------------------ */
+/* Backed and daemon nodes together                                     */
+/* ------------------------------------------------------------------ */
+
+TEST_F(entry, mixed_tree)
+{
+	unsigned long reads, opens;
+	struct plan *p;
+	struct stat st;
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	daemon_up(_metadata, self);
+
+	/* The root and c are the daemon's */
+	EXPECT_NAMES("a b c file g ", self->mnt);
+	EXPECT_NAMES("dfile ", IN_MNT("c"));
+	reads = fuse_daemon_count(self->d, FUSE_READ);
+	opens = fuse_daemon_count(self->d, FUSE_OPEN);
+	EXPECT_FILE(DAEMON_DFILE, IN_MNT("c/dfile"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_LT(reads, fuse_daemon_count(self->d, FUSE_READ));
+	EXPECT_LT(opens, fuse_daemon_count(self->d, FUSE_OPEN));
+	ASSERT_EQ(0, stat(IN_MNT("c"), &st));
+	EXPECT_EQ((mode_t)(S_IFDIR | 0755), st.st_mode);
+
+	/* a is the lower's */
+	reads = fuse_daemon_count(self->d, FUSE_READ);
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
+	EXPECT_NAMES("f ", IN_MNT("a"));
+	ASSERT_EQ(0, stat(IN_MNT("a"), &st));
+	EXPECT_EQ((mode_t)(S_IFDIR | LOWER_MODE_A), st.st_mode);
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err);
+	EXPECT_EQ(reads, fuse_daemon_count(self->d, FUSE_READ));
+	EXPECT_EQ(0UL, self->s->req_on[self->id_a]);
+
+	/* And the daemon's file next to it is the daemon's */
+	EXPECT_FILE(DAEMON_FILE, IN_MNT("file"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_LT(0UL, self->s->req_on[self->id_file]);
+	expect_all_forgotten(_metadata, self);
+}
+
+/* ------------------------------------------------------------------ */
+/* Malformed replies                                                    */
+/* ------------------------------------------------------------------ */
+
+TEST_F(entry, unknown_type)
+{
+	static const __u32 types[] = { 0, FUSE_ENTRY_BPF_FD + 1, 0x7fffffff };
+	struct plan *p;
+	size_t i;
+
+	daemon_up(_metadata, self);
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		p = plan_set(self->s, "a", BY_IOCTL);
+		plan_add(p, types[i], self->fd_a);
+		expect_refused(_metadata, self, "a", EINVAL);
+	}
+	expect_alive(_metadata, self, true);
+	expect_all_forgotten(_metadata, self);
+}
+
+/* Two backing entries, whatever their kinds */
+TEST_F(entry, two_backings)
+{
+	struct plan *p;
+
+	daemon_up(_metadata, self);
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_b);
+	expect_refused(_metadata, self, "a", EINVAL);
+
+	/* The id is refused for being a second backing, not for its value */
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	plan_add(p, FUSE_ENTRY_BACKING_ID, UNKNOWN_ID);
+	expect_refused(_metadata, self, "a", EINVAL);
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	plan_add(p, FUSE_ENTRY_REMOVE_BACKING, 0);
+	expect_refused(_metadata, self, "a", EINVAL);
+	/* Also with the removal first */
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_REMOVE_BACKING, 0);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	expect_refused(_metadata, self, "a", EINVAL);
+	expect_alive(_metadata, self, true);
+	expect_all_forgotten(_metadata, self);
+}
+
+/* Two filter entries: refused for being two, before a name is looked up */
+TEST_F(entry, two_bpf_entries)
+{
+	struct plan *p;
+
+	daemon_up(_metadata, self);
+	p = plan_set(self->s, "a", BY_WRITE);
+	plan_add(p, FUSE_ENTRY_REMOVE_BPF, 0);
+	plan_add(p, FUSE_ENTRY_REMOVE_BPF, 0);
+	expect_refused(_metadata, self, "a", EINVAL);
+
+	p = plan_set(self->s, "a", BY_WRITE);
+	plan_add(p, FUSE_ENTRY_REMOVE_BPF, 0);
+	plan_add_name(p, "no-such-prog", sizeof("no-such-prog"));
+	expect_refused(_metadata, self, "a", EINVAL);
+	expect_alive(_metadata, self, true);
+	expect_all_forgotten(_metadata, self);
+}
+
+TEST_F(entry, nonzero_unused)
+{
+	struct plan *p;
+
+	daemon_up(_metadata, self);
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a)->unused = 1;
+	expect_refused(_metadata, self, "a", EINVAL);
+
+	p = plan_set(self->s, "a", BY_WRITE);
+	plan_add(p, FUSE_ENTRY_REMOVE_BACKING, 0)->unused = 1;
+	expect_refused(_metadata, self, "a", EINVAL);
+
+	/* Checked before the name: EINVAL, not ENOENT */
+	p = plan_set(self->s, "a", BY_WRITE);
+	plan_add_name(p, "no-such-prog", sizeof("no-such-prog"));
+	p->cfg.e[0].unused = 0x80000000;
+	expect_refused(_metadata, self, "a", EINVAL);
+	expect_alive(_metadata, self, true);
+	expect_all_forgotten(_metadata, self);
+}
+
+TEST_F(entry, nonzero_unused2)
+{
+	struct plan *p;
+
+	daemon_up(_metadata, self);
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a)->unused2 = 1;
+	expect_refused(_metadata, self, "a", EINVAL);
+
+	p = plan_set(self->s, "file", BY_WRITE);
+	plan_add_id(p, self->fd_file, false);
+	p->cfg.e[0].unused2 = 1ULL << 63;
+	expect_refused(_metadata, self, "file", EINVAL);
+	EXPECT_EQ(0, p->id_err);
+	expect_alive(_metadata, self, true);
+	expect_all_forgotten(_metadata, self);
+}
+
+TEST_F(entry, closed_fd)
+{
+	struct plan *p;
+
+	daemon_up(_metadata, self);
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, CLOSED_FD);
+	expect_refused(_metadata, self, "a", EBADF);
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, (1ULL << 32) | self->fd_a);
+	expect_refused(_metadata, self, "a", EBADF);
+	expect_alive(_metadata, self, true);
+	expect_all_forgotten(_metadata, self);
+}
+
+/* Bytes after the entries that are not a whole entry */
+TEST_F(entry, trailing_partial_entry)
+{
+	struct plan *p;
+
+	daemon_up(_metadata, self);
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	p->cfg.extra = 20;
+	expect_refused(_metadata, self, "a", EINVAL);
+
+	p = plan_set(self->s, "a", BY_WRITE);
+	p->cfg.extra = 20;
+	expect_refused(_metadata, self, "a", EINVAL);
+	expect_alive(_metadata, self, true);
+	expect_all_forgotten(_metadata, self);
+}
+
+/* One entry more than FUSE_BPF_MAX_ENTRIES */
+TEST_F(entry, three_entries)
+{
+	struct plan *p;
+
+	daemon_up(_metadata, self);
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	plan_add(p, FUSE_ENTRY_REMOVE_BPF, 0);
+	plan_add(p, FUSE_ENTRY_REMOVE_BPF, 0);
+	ASSERT_EQ(FUSE_BPF_MAX_ENTRIES + 1, p->cfg.nr);
+	expect_refused(_metadata, self, "a", EINVAL);
+	expect_alive(_metadata, self, true);
+	expect_all_forgotten(_metadata, self);
+}
+
+/* The backing's file type must be the one of the reply's attributes */
+TEST_F(entry, type_mismatch)
+{
+	struct plan *p;
+
+	daemon_up(_metadata, self);
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_file);
+	expect_refused(_metadata, self, "a", EINVAL);
+
+	p = plan_set(self->s, "file", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	expect_refused(_metadata, self, "file", EINVAL);
+
+	p = plan_set(self->s, "a", BY_WRITE);
+	plan_add_id(p, self->fd_file, false);
+	expect_refused(_metadata, self, "a", EINVAL);
+	EXPECT_EQ(0, p->id_err);
+	expect_alive(_metadata, self, true);
+	expect_all_forgotten(_metadata, self);
+}
+
+/* The same reply twice: the second finds no request */
+TEST_F(entry, reply_already_answered)
+{
+	struct plan *p, *q;
+	struct stat st;
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	p->cfg.twice = true;
+	q = plan_set(self->s, "c", BY_WRITE);
+	q->cfg.twice = true;
+	daemon_up(_metadata, self);
+
+	EXPECT_EQ(0, stat(IN_MNT("a"), &st));
+	EXPECT_EQ(0, stat(IN_MNT("c"), &st));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err);
+	EXPECT_EQ(ENOENT, p->err2)
+		TH_LOG("ioctl again: %s", errstr(p->err2));
+	EXPECT_EQ(1UL, p->accepted);
+	EXPECT_EQ(0, q->err);
+	EXPECT_EQ(ENOENT, q->err2)
+		TH_LOG("write() again: %s", errstr(q->err2));
+	EXPECT_EQ(1UL, q->accepted);
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
+	EXPECT_FILE(DAEMON_DFILE, IN_MNT("c/dfile"));
+	expect_all_forgotten(_metadata, self);
+}
+
+/*
+ * An ioctl shorter than a header, or whose header's len is not its size,
+ * is refused before a request is looked for: the request is still the
+ * daemon's to answer, here without entries.
+ */
+TEST_F(entry, ioctl_bad_header)
+{
+	struct plan *p, *q;
+	struct stat st;
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	p->cfg.ioc_size = sizeof(struct fuse_out_header) - 8;
+	p->cfg.then_plain = true;
+	q = plan_set(self->s, "c", BY_IOCTL);
+	plan_add(q, FUSE_ENTRY_BACKING, self->fd_a);
+	q->cfg.oh_len_delta = -(int)sizeof(struct fuse_bpf_entry_out);
+	q->cfg.then_plain = true;
+	daemon_up(_metadata, self);
+
+	EXPECT_EQ(0, stat(IN_MNT("a"), &st))
+		TH_LOG("stat a: %s", strerror(errno));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(EINVAL, p->err)
+		TH_LOG("a short ioctl: %s", errstr(p->err));
+	EXPECT_EQ(0, p->err2);
+	EXPECT_EQ((mode_t)(S_IFDIR | 0755), st.st_mode);
+	EXPECT_NAMES("dchild ", IN_MNT("a"));
+
+	EXPECT_EQ(0, stat(IN_MNT("c"), &st))
+		TH_LOG("stat c: %s", strerror(errno));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(EINVAL, q->err)
+		TH_LOG("a header's len not the ioctl's: %s", errstr(q->err));
+	EXPECT_EQ(0, q->err2);
+	EXPECT_NAMES("dfile ", IN_MNT("c"));
+	expect_alive(_metadata, self, true);
+	expect_all_forgotten(_metadata, self);
+}
+
+/* A name of BPF_FUSE_NAME_MAX + 1 characters, no NUL */
+TEST_F(entry, unterminated_bpf_name)
+{
+	static const char name[] = "readonly-readonly-readonly";
+	struct plan *p;
+
+	daemon_up(_metadata, self);
+	p = plan_set(self->s, "a", BY_WRITE);
+	plan_add_name(p, name, BPF_FUSE_NAME_MAX + 1);
+	expect_refused(_metadata, self, "a", EINVAL);
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	plan_add_name(p, name, BPF_FUSE_NAME_MAX + 1);
+	expect_refused(_metadata, self, "a", EINVAL);
+	expect_alive(_metadata, self, true);
+	expect_all_forgotten(_metadata, self);
+}
+
+TEST_F(entry, unknown_bpf_name)
+{
+	struct plan *p;
+
+	daemon_up(_metadata, self);
+	p = plan_set(self->s, "a", BY_WRITE);
+	plan_add_name(p, "no-such-prog", sizeof("no-such-prog"));
+	expect_refused(_metadata, self, "a", ENOENT);
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	plan_add_name(p, "no-such-prog", sizeof("no-such-prog"));
+	expect_refused(_metadata, self, "a", ENOENT);
+	expect_alive(_metadata, self, true);
+	expect_all_forgotten(_metadata, self);
+}
+
+/* ------------------------------------------------------------------ */
+/* Who may give a backing                                               */
+/* ------------------------------------------------------------------ */
+
+/* A daemon without CAP_SYS_ADMIN in effect when it sends the reply */
+TEST_F(entry, unprivileged_daemon)
+{
+	struct plan *p;
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	p->cfg.drop_admin = true;
+	daemon_up(_metadata, self);
+	expect_refused(_metadata, self, "a", EPERM);
+	/* With the capability back, the same reply is taken */
+	p->cfg.drop_admin = false;
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err);
+	expect_alive(_metadata, self, true);
+	expect_all_forgotten(_metadata, self);
+}
+
+/* A daemon that did not accept FUSE_PASSTHROUGH may give no backing */
+TEST_F(entry, no_passthrough_eloop)
+{
+	struct plan *p;
+
+	self->d->init_flags &= ~FUSE_PASSTHROUGH;
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	daemon_up(_metadata, self);
+	expect_refused(_metadata, self, "a", ELOOP);
+	expect_alive(_metadata, self, false);
+	expect_all_forgotten(_metadata, self);
+}
+
+/* ------------------------------------------------------------------ */
+/* Revalidation                                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * With entries timing out at once, every path walk looks "a" up again.
+ * Another backing gives the path a new inode, and open files keep the
+ * old one; a reply without entries leaves the node as it is.
+ */
+TEST_F(entry, revalidate_new_backing)
+{
+	unsigned long lookups;
+	struct plan *p;
+	char buf[64];
+	struct stat st;
+	int fd;
+
+	self->d->entry_timeout_ms = 0;
+	self->d->attr_timeout_ms = 0;
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	daemon_up(_metadata, self);
+
+	fd = open(IN_MNT("a/f"), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd)
+		TH_LOG("open a/f: %s", strerror(errno));
+	EXPECT_EQ((ssize_t)strlen(LOWER_A), read_fd(fd, buf, sizeof(buf)));
+	EXPECT_STREQ(LOWER_A, buf);
+	/* The same backing again */
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err);
+
+	/* Another one */
+	lookups = p->lookups;
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_b);
+	EXPECT_FILE(LOWER_B, IN_MNT("a/f"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_LT(lookups, p->lookups)
+		TH_LOG("a not looked up again");
+	EXPECT_EQ(0, p->err);
+	EXPECT_NAMES("bonly f ", IN_MNT("a"));
+	ASSERT_EQ(0, stat(IN_MNT("a"), &st));
+	EXPECT_EQ((mode_t)(S_IFDIR | LOWER_MODE_B), st.st_mode);
+	/* The open file is still the one of a/ */
+	EXPECT_EQ((ssize_t)strlen(LOWER_A), read_fd(fd, buf, sizeof(buf)));
+	EXPECT_STREQ(LOWER_A, buf);
+
+	/* No entries: still backed by b/, attributes and all */
+	lookups = p->lookups;
+	p = plan_set(self->s, "a", BY_WRITE);
+	EXPECT_FILE(LOWER_B, IN_MNT("a/f"));
+	ASSERT_EQ(0, stat(IN_MNT("a"), &st));
+	EXPECT_EQ((mode_t)(S_IFDIR | LOWER_MODE_B), st.st_mode);
+	EXPECT_NAMES("bonly f ", IN_MNT("a"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_LT(lookups, p->lookups);
+	EXPECT_EQ(0, p->err);
+
+	EXPECT_EQ(0, close(fd));
+	EXPECT_EQ(0UL, self->s->req_on[self->id_a])
+		TH_LOG("requests on the backed node a");
+	expect_all_forgotten(_metadata, self);
+}
+
+/* A reply taking the backing away: the node is the daemon's again */
+TEST_F(entry, remove_backing)
+{
+	unsigned long readdirs;
+	struct plan *p;
+	char buf[64];
+	struct stat st;
+	int fd;
+
+	self->d->entry_timeout_ms = 0;
+	self->d->attr_timeout_ms = 0;
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	daemon_up(_metadata, self);
+
+	EXPECT_NAMES("f ", IN_MNT("a"));
+	fd = open(IN_MNT("a/f"), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd)
+		TH_LOG("open a/f: %s", strerror(errno));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err);
+	EXPECT_EQ(0UL, self->s->req_on[self->id_a]);
+
+	readdirs = fuse_daemon_count(self->d, FUSE_READDIR);
+	p = plan_set(self->s, "a", BY_WRITE);
+	plan_add(p, FUSE_ENTRY_REMOVE_BACKING, 0);
+	EXPECT_NAMES("dchild ", IN_MNT("a"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err)
+		TH_LOG("removing the backing: %s", errstr(p->err));
+	EXPECT_LT(readdirs, fuse_daemon_count(self->d, FUSE_READDIR));
+	EXPECT_LT(0UL, self->s->req_on[self->id_a]);
+	EXPECT_FILE(DAEMON_DCHILD, IN_MNT("a/dchild"));
+	ASSERT_EQ(0, stat(IN_MNT("a"), &st));
+	EXPECT_EQ((mode_t)(S_IFDIR | 0755), st.st_mode);
+	EXPECT_EQ(ENOENT, stat(IN_MNT("a/f"), &st) ? errno : 0);
+
+	/* The open file still reads the lower */
+	EXPECT_EQ((ssize_t)strlen(LOWER_A), read_fd(fd, buf, sizeof(buf)));
+	EXPECT_STREQ(LOWER_A, buf);
+	EXPECT_EQ(0, close(fd));
+	expect_all_forgotten(_metadata, self);
+}
+
+/* ------------------------------------------------------------------ */
+/* FORGET                                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Many nodes below a backed directory, then the caches dropped: FORGETs
+ * come for the daemon's nodes, as many lookups as the kernel took, and
+ * never for a node id of the kernel's.
+ */
+TEST_F_TIMEOUT(entry, forget_only_daemon_ids, 120)
+{
+	char path[64], buf[64];
+	struct plan *p;
+	struct stat st;
+	int i;
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	daemon_up(_metadata, self);
+
+	ASSERT_EQ(0, mkdir(IN_MNT("a/sub"), 0755))
+		TH_LOG("mkdir a/sub: %s", strerror(errno));
+	for (i = 0; i < FORGET_FILES; i++) {
+		snprintf(path, sizeof(path), "a/%s%d", i % 2 ? "sub/" : "",
+			 i);
+		snprintf(buf, sizeof(buf), "file %d", i);
+		EXPECT_EQ(0, create_file(IN_MNT(path), buf));
+		EXPECT_EQ(0, stat(IN_MNT(path), &st));
+		EXPECT_FILE(buf, IN_MNT(path));
+	}
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
+	EXPECT_LE(0, pt_dir_names(IN_MNT("a/sub"), buf, sizeof(buf)));
+	EXPECT_FILE(DAEMON_DFILE, IN_MNT("c/dfile"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err);
+	ASSERT_LT(0UL, self->s->looked_up[self->id_a]);
+	ASSERT_LT(0UL, self->s->looked_up[self->id_dfile]);
+	EXPECT_EQ(0UL, self->s->req_on[self->id_a]);
+
+	expect_all_forgotten(_metadata, self);
+	EXPECT_LT(0UL, self->s->forgotten[self->id_a]);
+	EXPECT_EQ(0UL, self->s->kernel_ids)
+		TH_LOG("the daemon saw node ids of the kernel");
+	EXPECT_EQ(0UL, self->s->other_ids);
+}
+
+/* ------------------------------------------------------------------ */
+/* Filters                                                              */
+/* ------------------------------------------------------------------ */
+
+/* The lower is unchanged but for the files @names */
+#define EXPECT_LOWER_A(names) EXPECT_NAMES(names, IN_LOWER("a"))
+
+/*
+ * daemon_ops: a backed node leaves the operations the daemon names to it.
+ * OPENDIR: the listing of a is the daemon's, its files the lower's.
+ */
+TEST_F(entry, daemon_ops_opendir)
+{
+	unsigned long readdirs, reads;
+	struct fuse_bpf_entry_out *e;
+	struct plan *p;
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	e = plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	e->daemon_ops = 1ULL << FUSE_OPENDIR;
+	daemon_up(_metadata, self);
+
+	readdirs = fuse_daemon_count(self->d, FUSE_READDIR);
+	reads = fuse_daemon_count(self->d, FUSE_READ);
+	EXPECT_NAMES("dchild ", IN_MNT("a"));
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err);
+	EXPECT_LT(readdirs, fuse_daemon_count(self->d, FUSE_READDIR));
+	EXPECT_LT(0UL, self->s->req_on[self->id_a]);
+	EXPECT_EQ(reads, fuse_daemon_count(self->d, FUSE_READ));
+	expect_all_forgotten(_metadata, self);
+}
+
+/* LOOKUP: the names in a are the daemon's, its listing the lower's */
+TEST_F(entry, daemon_ops_lookup)
+{
+	unsigned long lookups;
+	struct fuse_bpf_entry_out *e;
+	struct plan *p;
+	struct stat st;
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	e = plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	e->daemon_ops = 1ULL << FUSE_LOOKUP;
+	daemon_up(_metadata, self);
+
+	lookups = fuse_daemon_count(self->d, FUSE_LOOKUP);
+	EXPECT_NAMES("f ", IN_MNT("a"));
+	EXPECT_FILE(DAEMON_DCHILD, IN_MNT("a/dchild"));
+	EXPECT_EQ(ENOENT, stat(IN_MNT("a/f"), &st) ? errno : 0);
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err);
+	EXPECT_LT(lookups + 1, fuse_daemon_count(self->d, FUSE_LOOKUP));
+	expect_all_forgotten(_metadata, self);
+}
+
+/* Bits the daemon cannot take: GETATTR, the open files' operations */
+TEST_F(entry, daemon_ops_refused)
+{
+	static const __u32 bad[] = { FUSE_GETATTR, FUSE_READ, FUSE_READDIR,
+				     FUSE_FORGET, 63 };
+	struct fuse_bpf_entry_out *e;
+	struct plan *p;
+	unsigned int i;
+
+	daemon_up(_metadata, self);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		p = plan_set(self->s, "a", BY_IOCTL);
+		e = plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+		e->daemon_ops = (1ULL << FUSE_OPENDIR) | (1ULL << bad[i]);
+		expect_refused(_metadata, self, "a", EINVAL);
+	}
+}
+
+/*
+ * fuse_readonly, registered as "readonly", given by name to the backed
+ * "a", then taken away: a reply with a new filter gives a new inode, and
+ * taking the filter away keeps the backing.
+ */
+TEST_F(entry, bpf_filter_by_name)
+{
+	struct fuse_readonly *skel;
+	struct bpf_link *link;
+	struct plan *p;
+	int pin;
+
+	skel = fuse_readonly__open_and_load();
+	ASSERT_NE(NULL, skel);
+	link = bpf_map__attach_struct_ops(skel->maps.readonly_ops);
+	ASSERT_NE(NULL, link)
+		TH_LOG("registering readonly: %s", strerror(errno));
+
+	self->d->entry_timeout_ms = 0;
+	self->d->attr_timeout_ms = 0;
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	daemon_up(_metadata, self);
+	EXPECT_EQ(0, create_file(IN_MNT("a/n1"), "1"));
+
+	/* The filter too, the same backing */
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	plan_add_name(p, "readonly", sizeof("readonly"));
+	EXPECT_EQ(-EROFS, create_file(IN_MNT("a/n2"), "2"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err)
+		TH_LOG("the filter entry: %s", errstr(p->err));
+	EXPECT_EQ(EROFS, mkdir(IN_MNT("a/d"), 0755) ? errno : 0);
+	EXPECT_EQ(EROFS, unlink(IN_MNT("a/n1")) ? errno : 0);
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
+	EXPECT_LOWER_A("f n1 ");
+
+	/*
+	 * The filter taken away, by write(): the backing stays.  A reply
+	 * without a backing entry keeps the backing of a node the kernel
+	 * still holds: hold it (with entry_timeout 0, the name's dentry goes
+	 * at each lookup, and with it the last reference on its inode).
+	 */
+	pin = open(IN_MNT("a"), O_PATH | O_CLOEXEC);
+	ASSERT_LE(0, pin);
+	p = plan_set(self->s, "a", BY_WRITE);
+	plan_add(p, FUSE_ENTRY_REMOVE_BPF, 0);
+	EXPECT_EQ(0, create_file(IN_MNT("a/n3"), "3"));
+	close(pin);
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err)
+		TH_LOG("removing the filter: %s", errstr(p->err));
+	EXPECT_LOWER_A("f n1 n3 ");
+	EXPECT_EQ(0UL, self->s->req_on[self->id_a]);
+
+	expect_all_forgotten(_metadata, self);
+	EXPECT_EQ(0, fuse_daemon_umount(self->d));
+	bpf_link__destroy(link);
+	fuse_readonly__destroy(skel);
+}
+
+/*
+ * The same program by descriptor: its link or its map, through the ioctl
+ * only; a descriptor that is not a registered fuse_ops is refused.
+ */
+TEST_F(entry, bpf_filter_by_fd)
+{
+	struct fuse_readonly *skel;
+	struct bpf_link *link;
+	struct plan *p;
+	int link_fd, map_fd;
+
+	skel = fuse_readonly__open_and_load();
+	ASSERT_NE(NULL, skel);
+	link = bpf_map__attach_struct_ops(skel->maps.readonly_ops);
+	ASSERT_NE(NULL, link)
+		TH_LOG("registering readonly: %s", strerror(errno));
+	link_fd = bpf_link__fd(link);
+	map_fd = bpf_map__fd(skel->maps.readonly_ops);
+	ASSERT_LE(0, link_fd);
+	ASSERT_LE(0, map_fd);
+	daemon_up(_metadata, self);
+
+	/* By write(): refused */
+	p = plan_set(self->s, "a", BY_WRITE);
+	plan_add(p, FUSE_ENTRY_BPF_FD, link_fd);
+	expect_refused(_metadata, self, "a", EINVAL);
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	plan_add(p, FUSE_ENTRY_BPF_FD, CLOSED_FD);
+	expect_refused(_metadata, self, "a", EBADF);
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	plan_add(p, FUSE_ENTRY_BPF_FD, self->fd_file);
+	expect_refused(_metadata, self, "a", EINVAL);
+
+	/* The link */
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	plan_add(p, FUSE_ENTRY_BPF_FD, link_fd);
+	EXPECT_EQ(-EROFS, create_file(IN_MNT("a/n1"), "1"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err)
+		TH_LOG("the link's descriptor: %s", errstr(p->err));
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
+
+	/* The map */
+	p = plan_set(self->s, "b", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_b);
+	plan_add(p, FUSE_ENTRY_BPF_FD, map_fd);
+	EXPECT_EQ(-EROFS, create_file(IN_MNT("b/n1"), "1"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err)
+		TH_LOG("the map's descriptor: %s", errstr(p->err));
+	EXPECT_FILE(LOWER_B, IN_MNT("b/f"));
+	EXPECT_LOWER_A("f ");
+	EXPECT_NAMES("bonly f ", IN_LOWER("b"));
+
+	expect_all_forgotten(_metadata, self);
+	EXPECT_EQ(0, fuse_daemon_umount(self->d));
+	bpf_link__destroy(link);
+	fuse_readonly__destroy(skel);
+}
+
+TEST_HARNESS_MAIN
