@@ -56,7 +56,6 @@
 #define FUSE_PASSTHROUGH	_BITULL(37)
 #endif
 
-
 #define LOWER_A		"lower-a"		/* lower a/f */
 #define LOWER_B		"lower-b"		/* lower b/f */
 #define LOWER_FILE	"lower-file"		/* lower file */
