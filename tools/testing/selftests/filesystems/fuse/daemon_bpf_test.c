@@ -39,12 +39,15 @@
  *   as many lookups as the kernel took.
  * - bpf_filter_by_name, bpf_filter_by_fd: the sample fuse_readonly filter
  *   given to a backed node, and taken away again.
+ * - daemon_ops_*: a backed node leaves the operations named to the daemon.
+ * - abort_backed_nodes_go_on: the connection aborted mid-lookup.
  *
  * Each test runs as root in a mount namespace of its own, on a tmpfs over
  * /tmp.  A kernel warning during a test fails it.
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
 #include <linux/const.h>
 #include <bpf/libbpf.h>
 
@@ -98,6 +101,7 @@ struct plan {
 		int oh_len_delta;	/* added to the header's len */
 		bool twice;		/* send the reply again */
 		bool then_plain;	/* refused: reply without entries */
+		unsigned int delay_ms;	/* wait before replying */
 	} cfg;
 	/*
 	 * Set by the daemon: the errno of the send (0 if taken), and of the
@@ -374,6 +378,8 @@ static int entry_lookup(struct fuse_daemon *d,
 	memcpy(buf + sizeof(oh), &entry, sizeof(entry));
 	memcpy(buf + base, e, p->cfg.nr * sizeof(e[0]));
 
+	if (p->cfg.delay_ms)
+		usleep(p->cfg.delay_ms * 1000);
 	if (p->cfg.drop_admin)
 		cap_effective(1U << CAP_SYS_ADMIN);
 	p->err = send_buf(d, p->cfg.how, buf, len, p->cfg.ioc_size);
@@ -1433,6 +1439,73 @@ TEST_F_TIMEOUT(entry, forget_only_daemon_ids, 120)
 
 /* The lower is unchanged but for the files @names */
 #define EXPECT_LOWER_A(names) EXPECT_NAMES(names, IN_LOWER("a"))
+
+/* Aborts the FUSE connection of the mount at @mnt through fusectl */
+static int abort_conn(const char *mnt)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd, ret;
+
+	if (stat(mnt, &st))
+		return -errno;
+	if (mount("fusectl", "/sys/fs/fuse/connections", "fusectl", 0, NULL) &&
+	    errno != EBUSY)
+		return -errno;
+	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort",
+		 minor(st.st_dev));
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, "1", 1) == 1 ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * The connection aborted (the daemon's death, or fusectl's abort) while a
+ * lookup waits for the daemon's reply: the lookup ends with ECONNABORTED
+ * and the late reply is refused.  Backed nodes go on: what the kernel
+ * serves from a backing needs no daemon, open files and cached names
+ * included; what needs the daemon fails with ENOTCONN.
+ */
+TEST_F(entry, abort_backed_nodes_go_on)
+{
+	struct plan *p;
+	struct stat st;
+	char buf[64];
+	int fd, status;
+	pid_t pid;
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	p = plan_set(self->s, "b", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_b);
+	p->cfg.delay_ms = 1500;
+	daemon_up(_metadata, self);
+
+	fd = open(IN_MNT("a/f"), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(stat(IN_MNT("b"), &st) ? errno : 0);
+	usleep(300 * 1000);
+	ASSERT_EQ(0, abort_conn(self->mnt));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(ECONNABORTED, WEXITSTATUS(status));
+
+	EXPECT_EQ((ssize_t)strlen(LOWER_A), pread(fd, buf, sizeof(buf), 0));
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
+	EXPECT_EQ(0, create_file(IN_MNT("a/new"), "x"));
+	EXPECT_EQ(0, access(IN_LOWER("a/new"), F_OK));
+	EXPECT_EQ(ENOTCONN, stat(IN_MNT("file"), &st) ? errno : 0);
+	EXPECT_EQ(0, close(fd));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(ENOENT, p->err)
+		TH_LOG("the late reply: %s", errstr(p->err));
+}
 
 /*
  * daemon_ops: a backed node leaves the operations the daemon names to it.
