@@ -87,10 +87,10 @@ cfg_bpf_trivial_down() { $fusebpf umount -n trivial $MNT; }
 cfg_bpf_hide_up() { bpf_up "$1" fuse_view; }
 cfg_bpf_hide_down() { $fusebpf umount -n view $MNT; }
 
-# 4: a daemon that attaches the backing inode in its lookup replies.  The
-# kernel does not take backing from a daemon yet; ptfuse would get a mode
-# for it.
-cfg_daemon_backing_missing() { echo "the kernel takes no backing from a daemon's lookup reply yet"; }
+# 4: a daemon that attaches the backing inode in its lookup replies
+# (ptfuse -b): after the first lookup of a name, the kernel serves it.
+cfg_daemon_backing_up() { ptfuse_up "$1" -b; }
+cfg_daemon_backing_down() { ptfuse_down; }
 
 ptfuse_up() { # LOWERROOT OPTIONS
 	local pid

@@ -6,8 +6,13 @@
  * READDIRPLUS, entry and attribute timeouts of one second, no writeback
  * cache, no xattrs), served by a few threads reading the device.
  *
- *   ptfuse [-pv] [-t THREADS] [-T TIMEOUT] LOWER MOUNTPOINT
+ *   ptfuse [-bpv] [-t THREADS] [-T TIMEOUT] LOWER MOUNTPOINT
  *
+ *   -b   FUSE-BPF: each LOOKUP reply gives the node its lower descriptor
+ *        as backing (FUSE_ENTRY_BACKING, sent with the
+ *        FUSE_DEV_IOC_BPF_RESPONSE ioctl), and the kernel serves the node
+ *        and everything below it; plain READDIR, so that no node comes
+ *        from READDIRPLUS without a backing.  Needs CAP_SYS_ADMIN.
  *   -p   6.12 upstream passthrough: regular files are opened with
  *        FOPEN_PASSTHROUGH on a backing id from FUSE_DEV_IOC_BACKING_OPEN,
  *        so reads, writes and mmap go to the lower file in the kernel;
@@ -18,10 +23,6 @@
  *
  * It mounts, forks, prints the serving process's pid and returns; the
  * server exits when the filesystem is unmounted.
- *
- * A future mode for FUSE-BPF (configuration 4 of the bench: a daemon that
- * attaches backing at lookup) belongs here too: the lookup reply would
- * carry the lower descriptor instead of the daemon serving the node.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -68,7 +69,7 @@ struct dirh {
 	char buf[32768];
 };
 
-static int devfd, passthrough, verbose, nthreads = 2;
+static int devfd, passthrough, backing, verbose, nthreads = 2;
 static unsigned long counts[64];
 static double timeout = 1.0;
 static struct node root;
@@ -210,11 +211,33 @@ static void forget(uint64_t nodeid, uint64_t count)
 	pthread_mutex_unlock(&lock);
 }
 
+/* -b: the entry, and the node's descriptor as its backing */
+static int reply_backing(uint64_t unique, const struct fuse_entry_out *e)
+{
+	struct {
+		struct fuse_out_header oh;
+		struct fuse_entry_out e;
+		struct fuse_bpf_entry_out b;
+	} r = {
+		.oh = { .len = sizeof(r), .unique = unique },
+		.e = *e,
+		.b = { .entry_type = FUSE_ENTRY_BACKING,
+		       .fd = node_of(e->nodeid)->fd },
+	};
+
+	if (ioctl(devfd, FUSE_DEV_IOC_BPF_RESPONSE(sizeof(r)), &r) &&
+	    errno != ENOENT)
+		perror("ptfuse: FUSE_DEV_IOC_BPF_RESPONSE");
+	return 0;
+}
+
 static int reply_entry(uint64_t unique, struct node *parent, const char *name)
 {
 	struct fuse_entry_out e;
 	int err = do_lookup(parent, name, &e);
 
+	if (!err && backing)
+		return reply_backing(unique, &e);
 	return reply(unique, err, &e, sizeof(e));
 }
 
@@ -395,13 +418,17 @@ static int do_init(uint64_t unique, struct fuse_init_in *in)
 
 	if (in->flags & FUSE_INIT_EXT)
 		have |= (uint64_t)in->flags2 << 32;
-	if (passthrough)
+	if (passthrough || backing)
 		want |= FUSE_PASSTHROUGH;
+	if (backing)
+		want &= ~(uint64_t)(FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO);
 	want &= have;
 	if (passthrough && !(want & FUSE_PASSTHROUGH)) {
 		fprintf(stderr, "ptfuse: the kernel does not offer FUSE_PASSTHROUGH\n");
 		passthrough = 0;
 	}
+	if (backing && !(want & FUSE_PASSTHROUGH))
+		fprintf(stderr, "ptfuse: no FUSE_PASSTHROUGH: the kernel will refuse backings\n");
 	out.major = FUSE_KERNEL_VERSION;
 	out.minor = FUSE_KERNEL_MINOR_VERSION;
 	out.max_readahead = in->max_readahead;
@@ -410,7 +437,7 @@ static int do_init(uint64_t unique, struct fuse_init_in *in)
 	out.max_write = MAX_WRITE;
 	out.max_pages = MAX_WRITE / 4096;
 	out.time_gran = 1;
-	if (passthrough)
+	if (passthrough || backing)
 		out.max_stack_depth = 1;
 	return reply(unique, 0, &out, sizeof(out));
 }
@@ -675,8 +702,9 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int c;
 
-	while ((c = getopt(argc, argv, "pvt:T:")) != -1) {
+	while ((c = getopt(argc, argv, "bpvt:T:")) != -1) {
 		switch (c) {
+		case 'b': backing = 1; break;
 		case 'p': passthrough = 1; break;
 		case 'v': verbose = 1; break;
 		case 't': nthreads = atoi(optarg); break;
