@@ -22,6 +22,7 @@
 #include "fuse_i.h"
 
 #include <linux/file.h>
+#include <linux/namei.h>
 
 enum {
 	FUSE_BPF_KEEP,
@@ -154,6 +155,48 @@ static int fuse_bpf_entry_backing_id(struct fuse_conn *fc,
 	return err;
 }
 
+/*
+ * A path relative to the backing directory of the node the reply's
+ * request was in, resolved with the backing credentials, that cannot leave
+ * it: no "..", absolute symlink or magic link out of it, no mount crossed
+ * (RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_XDEV); a symlink
+ * ending it is the backing itself.  It reaches no further than the
+ * kernel's own lookups below that directory: no privilege is asked.
+ */
+static int fuse_bpf_entry_backing_name(struct fuse_conn *fc,
+				       struct fuse_bpf_entry *e,
+				       const struct fuse_bpf_entry_out *out,
+				       u64 dir_id)
+{
+	size_t len = strnlen(out->name, sizeof(out->name));
+	const struct cred *old;
+	struct path path;
+	struct inode *dir;
+	int err = -EINVAL;
+
+	if (!len || len == sizeof(out->name))
+		return -EINVAL;
+	down_read(&fc->killsb);
+	dir = fuse_ilookup(fc, dir_id, NULL);
+	up_read(&fc->killsb);
+	if (!dir)
+		return -ENOENT;
+	if (fuse_bpf_backed(dir)) {
+		old = fuse_bpf_override_creds(dir);
+		err = vfs_path_lookup(fuse_bpf_dentry(dir), fuse_bpf_path(dir)->mnt,
+				      out->name, LOOKUP_BENEATH |
+				      LOOKUP_NO_MAGICLINKS | LOOKUP_NO_XDEV,
+				      &path);
+		revert_creds(old);
+	}
+	iput(dir);
+	if (err)
+		return err;
+	err = fuse_bpf_entry_set_backing(fc, e, &path, fc->backing_cred);
+	path_put(&path);
+	return err;
+}
+
 static int fuse_bpf_entry_bpf_name(struct fuse_bpf_entry *e,
 				   const struct fuse_bpf_entry_out *out)
 {
@@ -184,14 +227,16 @@ static int fuse_bpf_entry_bpf_fd(struct fuse_bpf_entry *e, u64 fd)
 
 static int fuse_bpf_entry_one(struct fuse_conn *fc, struct fuse_bpf_entry *e,
 			      const struct fuse_bpf_entry_out *out,
-			      bool via_ioctl)
+			      const struct fuse_args *args, bool via_ioctl)
 {
 	bool backing = out->entry_type == FUSE_ENTRY_BACKING ||
 		       out->entry_type == FUSE_ENTRY_BACKING_ID ||
+		       out->entry_type == FUSE_ENTRY_BACKING_NAME ||
 		       out->entry_type == FUSE_ENTRY_REMOVE_BACKING;
 	bool set_backing = out->entry_type == FUSE_ENTRY_BACKING ||
 			   out->entry_type == FUSE_ENTRY_BACKING_ID;
-	bool has_name = out->entry_type == FUSE_ENTRY_BPF;
+	bool has_name = out->entry_type == FUSE_ENTRY_BPF ||
+			out->entry_type == FUSE_ENTRY_BACKING_NAME;
 	int err;
 
 	if (out->unused || (!has_name && !set_backing && out->unused2))
@@ -211,6 +256,8 @@ static int fuse_bpf_entry_one(struct fuse_conn *fc, struct fuse_bpf_entry *e,
 		return fuse_bpf_entry_backing_fd(fc, e, out->fd);
 	case FUSE_ENTRY_BACKING_ID:
 		return fuse_bpf_entry_backing_id(fc, e, out->fd);
+	case FUSE_ENTRY_BACKING_NAME:
+		return fuse_bpf_entry_backing_name(fc, e, out, args->nodeid);
 	case FUSE_ENTRY_REMOVE_BACKING:
 		if (out->fd)
 			return -EINVAL;
@@ -257,7 +304,7 @@ int fuse_bpf_entry_reply(struct fuse_conn *fc, struct fuse_args *args,
 	if (size % sizeof(e->out[0]) || !entry->nodeid)
 		return -EINVAL;
 	for (i = 0; !err && i < size / sizeof(e->out[0]); i++)
-		err = fuse_bpf_entry_one(fc, e, &e->out[i], via_ioctl);
+		err = fuse_bpf_entry_one(fc, e, &e->out[i], args, via_ioctl);
 	if (!err && e->backing.dentry &&
 	    (d_inode(e->backing.dentry)->i_mode ^ entry->attr.mode) & S_IFMT)
 		err = -EINVAL;

@@ -40,6 +40,8 @@
  * - bpf_filter_by_name, bpf_filter_by_fd: the sample fuse_readonly filter
  *   given to a backed node, and taken away again.
  * - daemon_ops_*: a backed node leaves the operations named to the daemon.
+ * - backing_name_beneath: a backing named by a path that cannot leave the
+ *   directory's backing.
  * - abort_backed_nodes_go_on: the connection aborted mid-lookup.
  *
  * Each test runs as root in a mount namespace of its own, on a tmpfs over
@@ -102,6 +104,7 @@ struct plan {
 		bool twice;		/* send the reply again */
 		bool then_plain;	/* refused: reply without entries */
 		unsigned int delay_ms;	/* wait before replying */
+		bool any_parent;	/* not only names in the root */
 	} cfg;
 	/*
 	 * Set by the daemon: the errno of the send (0 if taken), and of the
@@ -354,8 +357,9 @@ static int entry_lookup(struct fuse_daemon *d,
 	node = fuse_daemon_find_child(d, req->hdr->nodeid, name);
 	if (!node)
 		return -ENOENT;
-	if (req->hdr->nodeid == FUSE_ROOT_ID)
-		p = plan_find(s, name);
+	p = plan_find(s, name);
+	if (p && req->hdr->nodeid != FUSE_ROOT_ID && !p->cfg.any_parent)
+		p = NULL;
 	if (!p)
 		p = &plain;
 	p->lookups++;
@@ -1439,6 +1443,69 @@ TEST_F_TIMEOUT(entry, forget_only_daemon_ids, 120)
 
 /* The lower is unchanged but for the files @names */
 #define EXPECT_LOWER_A(names) EXPECT_NAMES(names, IN_LOWER("a"))
+
+/*
+ * FUSE_ENTRY_BACKING_NAME: a backing named by a path below the backing of
+ * the directory the lookup was in (a, which leaves LOOKUP to the daemon).
+ * The path cannot leave that directory.
+ */
+TEST_F(entry, backing_name_beneath)
+{
+	static const struct {
+		const char *name;
+		int err;
+	} bad[] = {
+		{ "../b/f", EXDEV },	/* .. out of a */
+		{ "esc/f", EXDEV },	/* a relative symlink out of a */
+		{ "abs/etc", EXDEV },	/* an absolute symlink */
+		{ "/etc/passwd", ENOENT }, /* taken below a */
+		{ "none", ENOENT },
+		{ "sub", EINVAL },	/* a directory for the daemon's file */
+	};
+	struct fuse_bpf_entry_out *e;
+	struct plan *p, *q;
+	unsigned long reads;
+	struct stat st;
+	unsigned int i;
+
+	ASSERT_EQ(0, symlink("../b", IN_LOWER("a/esc")));
+	ASSERT_EQ(0, symlink("/", IN_LOWER("a/abs")));
+	ASSERT_EQ(0, mkdir(IN_LOWER("a/sub"), 0755));
+	self->d->entry_timeout_ms = 0;
+	p = plan_set(self->s, "a", BY_IOCTL);
+	e = plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	e->daemon_ops = 1ULL << FUSE_LOOKUP;
+	q = plan_set(self->s, "dchild", BY_WRITE);
+	q->cfg.any_parent = true;
+	e = plan_add(q, FUSE_ENTRY_BACKING_NAME, 0);
+	snprintf(e->name, sizeof(e->name), "%s", "f");
+	daemon_up(_metadata, self);
+
+	reads = fuse_daemon_count(self->d, FUSE_READ);
+	EXPECT_FILE(LOWER_A, IN_MNT("a/dchild"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, q->err)
+		TH_LOG("a/dchild by name: %s", errstr(q->err));
+	EXPECT_EQ(reads, fuse_daemon_count(self->d, FUSE_READ));
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		q = plan_set(self->s, "dchild", BY_WRITE);
+		q->cfg.any_parent = true;
+		e = plan_add(q, FUSE_ENTRY_BACKING_NAME, 0);
+		snprintf(e->name, sizeof(e->name), "%s", bad[i].name);
+		EXPECT_EQ(EIO, stat(IN_MNT("a/dchild"), &st) ? errno : 0)
+			TH_LOG("%s", bad[i].name);
+		ASSERT_TRUE(quiesce(self->s));
+		EXPECT_EQ(bad[i].err, q->err)
+			TH_LOG("%s: %s", bad[i].name, errstr(q->err));
+	}
+
+	/* Not in a directory with a backing: nothing to be below */
+	p = plan_set(self->s, "c", BY_WRITE);
+	e = plan_add(p, FUSE_ENTRY_BACKING_NAME, 0);
+	snprintf(e->name, sizeof(e->name), "%s", "f");
+	expect_refused(_metadata, self, "c", EINVAL);
+}
 
 /* Aborts the FUSE connection of the mount at @mnt through fusectl */
 static int abort_conn(const char *mnt)

@@ -150,6 +150,30 @@ int fuse_bpf_reply_bpf_name(struct fuse_bpf_reply *r, const char *name)
 }
 
 /**
+ * fuse_bpf_reply_backing_name() - back the node with a path below the
+ * backing of the directory the request was in
+ * @r: the reply
+ * @path: 1 to BPF_FUSE_NAME_MAX (15) bytes, resolved by the kernel beneath
+ *	that directory (no "..", symlink or mount out of it)
+ *
+ * Return: 0, -EINVAL if @path is empty or too long, -E2BIG if the reply
+ * is full.
+ */
+int fuse_bpf_reply_backing_name(struct fuse_bpf_reply *r, const char *path)
+{
+	struct fuse_bpf_entry_out *e;
+	size_t len = strnlen(path, BPF_FUSE_NAME_MAX + 1);
+
+	if (!len || len > BPF_FUSE_NAME_MAX)
+		return -EINVAL;
+	e = fuse_bpf_reply_add(r, FUSE_ENTRY_BACKING_NAME);
+	if (!e)
+		return -E2BIG;
+	memcpy(e->name, path, len);
+	return 0;
+}
+
+/**
  * fuse_bpf_reply_bpf_fd() - filter the node with a fuse_ops by descriptor
  * @r: the reply
  * @fd: a descriptor of the registered fuse_ops struct_ops map or its link

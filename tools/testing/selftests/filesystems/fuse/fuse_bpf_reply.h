@@ -16,8 +16,10 @@
  *     FUSE_ENTRY_BACKING_ID      5  u64 daemon_ops, u64 id of
  *                                   FUSE_DEV_IOC_BACKING_OPEN
  *     FUSE_ENTRY_BPF_FD          6  u64 0, u64 fd of a fuse_ops map or link
+ *     FUSE_ENTRY_BACKING_NAME    7  char name[16]: a path below the backing
+ *                                   of the request's directory
  *
- * At most one backing entry (1, 3, 5) and one filter entry (2, 4, 6).
+ * At most one backing entry (1, 3, 5, 7) and one filter entry (2, 4, 6).
  * daemon_ops lists the operations of the node that still go to the daemon,
  * as bits 1ULL << opcode; 0 runs them all in the kernel.  A reply naming a
  * descriptor (1, 6) must be sent with
@@ -57,6 +59,7 @@ int fuse_bpf_reply_backing_fd(struct fuse_bpf_reply *r, int fd,
 int fuse_bpf_reply_backing_id(struct fuse_bpf_reply *r, int id,
 			      __u64 daemon_ops);
 int fuse_bpf_reply_remove_backing(struct fuse_bpf_reply *r);
+int fuse_bpf_reply_backing_name(struct fuse_bpf_reply *r, const char *path);
 int fuse_bpf_reply_bpf_name(struct fuse_bpf_reply *r, const char *name);
 int fuse_bpf_reply_bpf_fd(struct fuse_bpf_reply *r, int fd);
 int fuse_bpf_reply_remove_bpf(struct fuse_bpf_reply *r);
