@@ -43,6 +43,8 @@
  * - backing_name_beneath: a backing named by a path that cannot leave the
  *   directory's backing.
  * - abort_backed_nodes_go_on: the connection aborted mid-lookup.
+ * - fopen_passthrough_same_connection: 6.12's FOPEN_PASSTHROUGH next to
+ *   backed nodes.
  *
  * Each test runs as root in a mount namespace of its own, on a tmpfs over
  * /tmp.  A kernel warning during a test fails it.
@@ -128,6 +130,8 @@ struct shm {
 	unsigned long forgotten[NR_IDS]; /* sum of FORGETs' nlookup */
 	unsigned long kernel_ids;	/* kernel-made node ids seen */
 	unsigned long other_ids;	/* other node ids >= NR_IDS */
+	__u64 pt_node;			/* opened with FOPEN_PASSTHROUGH */
+	int pt_fd;			/* its backing file */
 };
 
 static void bump(unsigned long *counter, unsigned long n)
@@ -331,6 +335,26 @@ static int backing_open(struct fuse_daemon *d, int fd, bool close_id)
 }
 
 /*
+ * OPEN of the node s->pt_node with 6.12's FOPEN_PASSTHROUGH, on a backing
+ * id of s->pt_fd; other nodes as usual.
+ */
+static int open_passthrough(struct fuse_daemon *d,
+			    const struct fuse_daemon_req *req)
+{
+	struct fuse_open_out out = { .open_flags = FOPEN_PASSTHROUGH };
+	struct shm *s = d->priv;
+	int id;
+
+	if (req->hdr->nodeid != s->pt_node)
+		return fuse_daemon_default_handler(FUSE_OPEN)(d, req);
+	id = backing_open(d, s->pt_fd, false);
+	if (id < 0)
+		return id;
+	out.backing_id = id;
+	return fuse_daemon_reply(d, req, &out, sizeof(out));
+}
+
+/*
  * LOOKUP: the node of the daemon's tree, with the entries of the name's
  * plan (children of the root only; none for others).  The reply is sent
  * here whatever comes of it: when the kernel refuses it, it ends the
@@ -446,24 +470,6 @@ static bool quiesce(struct shm *s)
 	return true;
 }
 
-/* Reads @path into @buf, NUL-terminated; returns the length or -errno */
-static ssize_t read_path(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	buf[0] = '\0';
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0)
-		n = -errno;
-	else
-		buf[n] = '\0';
-	close(fd);
-	return n;
-}
-
 /* The same from the start of the open file @fd */
 static ssize_t read_fd(int fd, char *buf, size_t size)
 {
@@ -477,7 +483,7 @@ static ssize_t read_fd(int fd, char *buf, size_t size)
 #define EXPECT_FILE(data, path) do { \
 	const char *__data = (data), *__path = (path); \
 	char __buf[128]; \
-	ssize_t __n = read_path(__path, __buf, sizeof(__buf)); \
+	ssize_t __n = pt_read_file(__path, __buf, sizeof(__buf)); \
 	EXPECT_EQ((ssize_t)strlen(__data), __n) \
 		TH_LOG("reading %s: %s", __path, \
 		       __n < 0 ? strerror(-__n) : __buf); \
@@ -1505,6 +1511,34 @@ TEST_F(entry, backing_name_beneath)
 	e = plan_add(p, FUSE_ENTRY_BACKING_NAME, 0);
 	snprintf(e->name, sizeof(e->name), "%s", "f");
 	expect_refused(_metadata, self, "c", EINVAL);
+}
+
+/*
+ * On the same connection, a daemon's file opened with 6.12's
+ * FOPEN_PASSTHROUGH reads its backing file, next to a node backed at
+ * lookup and a file the daemon serves itself.
+ */
+TEST_F(entry, fopen_passthrough_same_connection)
+{
+	unsigned long reads;
+	struct plan *p;
+
+	self->s->pt_node = self->id_file;
+	self->s->pt_fd = self->fd_file;
+	inner[FUSE_OPEN] = open_passthrough;
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	daemon_up(_metadata, self);
+
+	reads = fuse_daemon_count(self->d, FUSE_READ);
+	EXPECT_FILE(LOWER_FILE, IN_MNT("file"));
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(reads, fuse_daemon_count(self->d, FUSE_READ));
+	EXPECT_FILE(DAEMON_DFILE, IN_MNT("c/dfile"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_LT(reads, fuse_daemon_count(self->d, FUSE_READ));
+	expect_all_forgotten(_metadata, self);
 }
 
 /* Aborts the FUSE connection of the mount at @mnt through fusectl */

@@ -228,24 +228,6 @@ static int put_file(const char *path, const char *data, mode_t mode)
 	return ret;
 }
 
-/* Reads @path into @buf, NUL-terminated; returns the length or -errno */
-static ssize_t get_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	buf[0] = '\0';
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0)
-		n = -errno;
-	else
-		buf[n] = '\0';
-	close(fd);
-	return n;
-}
-
 /*
  * A chain of root_dir= mounts, each over the previous one's mountpoint,
  * the first over the tmpfs of LOWER; each daemon accepts FUSE_PASSTHROUGH
@@ -285,7 +267,7 @@ static void stack_chain(struct __test_metadata *_metadata, __u32 depth)
 			continue;
 		/* Served from the tmpfs, through every mount of the chain */
 		snprintf(path, sizeof(path), "%s/file", mnts[n]);
-		len = get_file(path, buf, sizeof(buf));
+		len = pt_read_file(path, buf, sizeof(buf));
 		EXPECT_EQ((ssize_t)strlen(LOWER_DATA), len) {
 			TH_LOG("depth %u: reading %s: %s", depth, path,
 			       len < 0 ? strerror(-len) : "short");
@@ -380,7 +362,7 @@ TEST_F(harden, backing_creds_are_mounters)
 	ASSERT_TRUE(daemon_wait_init(d));
 
 	/* The mounter may read what only root may */
-	len = get_file(MNT1 "/secret", buf, sizeof(buf));
+	len = pt_read_file(MNT1 "/secret", buf, sizeof(buf));
 	EXPECT_EQ((ssize_t)strlen(SECRET_DATA), len) {
 		TH_LOG("reading secret: %s",
 		       len < 0 ? strerror(-len) : "short");

@@ -127,6 +127,22 @@ int fuse_bpf_reply_remove_backing(struct fuse_bpf_reply *r)
 	return fuse_bpf_reply_add(r, FUSE_ENTRY_REMOVE_BACKING) ? 0 : -E2BIG;
 }
 
+/* An entry of @type carrying @name, 1 to BPF_FUSE_NAME_MAX bytes */
+static int fuse_bpf_reply_name(struct fuse_bpf_reply *r, __u32 type,
+			       const char *name)
+{
+	struct fuse_bpf_entry_out *e;
+	size_t len = strnlen(name, BPF_FUSE_NAME_MAX + 1);
+
+	if (!len || len > BPF_FUSE_NAME_MAX)
+		return -EINVAL;
+	e = fuse_bpf_reply_add(r, type);
+	if (!e)
+		return -E2BIG;
+	memcpy(e->name, name, len);
+	return 0;
+}
+
 /**
  * fuse_bpf_reply_bpf_name() - filter the node with a registered fuse_ops
  * @r: the reply
@@ -137,16 +153,7 @@ int fuse_bpf_reply_remove_backing(struct fuse_bpf_reply *r)
  */
 int fuse_bpf_reply_bpf_name(struct fuse_bpf_reply *r, const char *name)
 {
-	struct fuse_bpf_entry_out *e;
-	size_t len = strnlen(name, BPF_FUSE_NAME_MAX + 1);
-
-	if (!len || len > BPF_FUSE_NAME_MAX)
-		return -EINVAL;
-	e = fuse_bpf_reply_add(r, FUSE_ENTRY_BPF);
-	if (!e)
-		return -E2BIG;
-	memcpy(e->name, name, len);
-	return 0;
+	return fuse_bpf_reply_name(r, FUSE_ENTRY_BPF, name);
 }
 
 /**
@@ -161,16 +168,7 @@ int fuse_bpf_reply_bpf_name(struct fuse_bpf_reply *r, const char *name)
  */
 int fuse_bpf_reply_backing_name(struct fuse_bpf_reply *r, const char *path)
 {
-	struct fuse_bpf_entry_out *e;
-	size_t len = strnlen(path, BPF_FUSE_NAME_MAX + 1);
-
-	if (!len || len > BPF_FUSE_NAME_MAX)
-		return -EINVAL;
-	e = fuse_bpf_reply_add(r, FUSE_ENTRY_BACKING_NAME);
-	if (!e)
-		return -E2BIG;
-	memcpy(e->name, path, len);
-	return 0;
+	return fuse_bpf_reply_name(r, FUSE_ENTRY_BACKING_NAME, path);
 }
 
 /**

@@ -304,7 +304,10 @@ static inline int pt_write_str(const char *path, const char *s)
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
-/* Up to @len - 1 bytes of a file, NUL terminated; -1 on error */
+/*
+ * Up to @len - 1 bytes of a file, NUL terminated: the length, or -errno
+ * (errno stays set)
+ */
 static inline ssize_t pt_read_file(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -312,10 +315,15 @@ static inline ssize_t pt_read_file(const char *path, char *buf, size_t len)
 
 	buf[0] = '\0';
 	if (fd < 0)
-		return -1;
+		return -errno;
 	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = '\0';
 	close(fd);
-	buf[n < 0 ? 0 : n] = '\0';
+	if (n < 0)
+		errno = -n;
 	return n;
 }
 
