@@ -208,6 +208,9 @@ int fuse_bpf_run(struct fuse_bpf_req *req)
 	if (op->finish && err != FUSE_BPF_FALLBACK)
 		err = op->finish(req, err);
 	fuse_bpf_buffers_free(req);
+	/* The daemon is told of a node the kernel made before it sees it */
+	if (err == FUSE_BPF_FALLBACK)
+		err = fuse_bpf_introduce(req->inode) ?: FUSE_BPF_FALLBACK;
 	return err;
 }
 ALLOW_ERROR_INJECTION(fuse_bpf_run, ERRNO);

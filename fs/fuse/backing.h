@@ -246,6 +246,7 @@ int fuse_bpf_entry_reply(struct fuse_conn *fc, struct fuse_args *args,
 void fuse_bpf_entry_put(struct fuse_bpf_entry *e);
 bool fuse_bpf_entry_replaces(struct inode *inode, struct fuse_bpf_entry *e);
 bool fuse_bpf_entry_attach(struct inode *inode, struct fuse_bpf_entry *e);
+int fuse_bpf_introduce(struct inode *inode);
 
 /* backing_dir.c: names and directories */
 bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,

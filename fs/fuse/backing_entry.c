@@ -390,3 +390,102 @@ bool fuse_bpf_entry_attach(struct inode *inode, struct fuse_bpf_entry *e)
 	inode->i_generation = generation;
 	return true;
 }
+
+/*
+ * A node the kernel made (FUSE_BPF_NODEID_BIT) whose operation goes to the
+ * daemon is first introduced to it: a LOOKUP of its name in its parent,
+ * itself introduced first, up to a node the daemon gave.  The reply's node
+ * id becomes the node's, with one lookup, as for any node the daemon named:
+ * the daemon gets its FORGET when the node is evicted.  The reply carries
+ * no FUSE-BPF entries: the node keeps its backing and filter.  Racing
+ * introductions each take a lookup of the id; a reply naming another id
+ * than the one the node took is forgotten at once.
+ */
+static int fuse_bpf_introduce_one(struct dentry *entry, struct dentry *parent)
+{
+	struct inode *inode = d_inode(entry);
+	struct fuse_mount *fm = get_fuse_mount(inode);
+	struct fuse_inode *fi = get_fuse_inode(inode);
+	struct fuse_forget_link *forget;
+	struct name_snapshot name;
+	struct fuse_entry_out out = {};
+	bool taken = false;
+	FUSE_ARGS(args);
+	int err;
+
+	forget = fuse_alloc_forget();
+	if (!forget)
+		return -ENOMEM;
+	take_dentry_name_snapshot(&name, entry);
+	args.opcode = FUSE_LOOKUP;
+	args.nodeid = get_node_id(d_inode(parent));
+	args.in_numargs = 1;
+	args.in_args[0].size = name.name.len + 1;
+	args.in_args[0].value = name.name.name;
+	args.out_numargs = 1;
+	args.out_args[0].size = sizeof(out);
+	args.out_args[0].value = &out;
+	err = fuse_simple_request(fm, &args);
+	release_dentry_name_snapshot(&name);
+	if (!err && (invalid_nodeid(out.nodeid) ||
+		     fuse_kernel_nodeid(out.nodeid) ||
+		     (out.attr.mode ^ inode->i_mode) & S_IFMT))
+		err = -EIO;
+	if (err) {
+		if (out.nodeid && !fuse_kernel_nodeid(out.nodeid))
+			fuse_queue_forget(fm->fc, forget, out.nodeid, 1);
+		else
+			kfree(forget);
+		return err;
+	}
+	spin_lock(&fi->lock);
+	if (fuse_kernel_nodeid(fi->nodeid))
+		WRITE_ONCE(fi->nodeid, out.nodeid);
+	if (fi->nodeid == out.nodeid) {
+		fi->nlookup++;
+		taken = true;
+	}
+	spin_unlock(&fi->lock);
+	if (taken)
+		kfree(forget);
+	else
+		fuse_queue_forget(fm->fc, forget, out.nodeid, 1);
+	return 0;
+}
+
+/**
+ * fuse_bpf_introduce - give a node the kernel made a node id of the daemon
+ * @inode: the node of an operation a filter sends to the daemon
+ *
+ * Return: 0, or the error of a LOOKUP on the way (-ESTALE for a node with
+ * no name left).
+ */
+int fuse_bpf_introduce(struct inode *inode)
+{
+	struct dentry *alias, *entry, *parent;
+	int err = 0;
+
+	if (!fuse_kernel_nodeid(get_node_id(inode)))
+		return 0;
+	alias = d_find_alias(inode);
+	if (!alias)
+		return -ESTALE;
+	while (!err && fuse_kernel_nodeid(get_node_id(inode))) {
+		/* The node below the nearest one the daemon knows */
+		entry = dget(alias);
+		for (;;) {
+			parent = dget_parent(entry);
+			if (parent == entry ||
+			    !fuse_kernel_nodeid(get_node_id(d_inode(parent))))
+				break;
+			dput(entry);
+			entry = parent;
+		}
+		err = parent == entry ? -ESTALE :
+		      fuse_bpf_introduce_one(entry, parent);
+		dput(parent);
+		dput(entry);
+	}
+	dput(alias);
+	return err;
+}

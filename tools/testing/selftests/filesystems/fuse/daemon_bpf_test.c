@@ -45,6 +45,8 @@
  * - abort_backed_nodes_go_on: the connection aborted mid-lookup.
  * - fopen_passthrough_same_connection: 6.12's FOPEN_PASSTHROUGH next to
  *   backed nodes.
+ * - fallback_introduces_kernel_node: a filter's fallback from a node the
+ *   kernel made reaches the daemon with a node id of the daemon's.
  *
  * Each test runs as root in a mount namespace of its own, on a tmpfs over
  * /tmp.  A kernel warning during a test fails it.
@@ -58,6 +60,7 @@
 #include "passthrough.h"
 #include "fuse_daemon.h"
 #include "fuse_readonly.skel.h"
+#include "fuse_test_user.skel.h"
 
 #ifndef FUSE_PASSTHROUGH
 #define FUSE_PASSTHROUGH	_BITULL(37)
@@ -1539,6 +1542,55 @@ TEST_F(entry, fopen_passthrough_same_connection)
 	ASSERT_TRUE(quiesce(self->s));
 	EXPECT_LT(reads, fuse_daemon_count(self->d, FUSE_READ));
 	expect_all_forgotten(_metadata, self);
+}
+
+/*
+ * A filter sends a lookup in a directory the kernel made to the daemon
+ * (progs/fuse_test_user.c: names "daemon"): the kernel first introduces
+ * the directory to the daemon with a LOOKUP of its name, so that the
+ * daemon sees its own node id, never the kernel's, and gets the FORGET of
+ * that lookup when the directory goes.
+ */
+TEST_F(entry, fallback_introduces_kernel_node)
+{
+	struct fuse_test_user *skel;
+	struct bpf_link *link;
+	__u64 id_sub, id_daemon;
+	struct plan *p;
+
+	skel = fuse_test_user__open_and_load();
+	ASSERT_NE(NULL, skel);
+	link = bpf_map__attach_struct_ops(skel->maps.user_ops);
+	ASSERT_NE(NULL, link)
+		TH_LOG("registering user: %s", strerror(errno));
+	ASSERT_EQ(0, mkdir(IN_LOWER("a/sub"), 0755));
+	id_sub = fuse_daemon_add_dir(self->d, self->id_a, "sub", 0755);
+	ASSERT_NE(0ULL, id_sub);
+	id_daemon = fuse_daemon_add_file(self->d, id_sub, "daemon", 0644,
+					 DAEMON_DFILE, strlen(DAEMON_DFILE));
+	ASSERT_NE(0ULL, id_daemon);
+	ASSERT_GT((__u64)NR_IDS, id_daemon);
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	plan_add_name(p, "user", sizeof("user"));
+	daemon_up(_metadata, self);
+
+	EXPECT_FILE(DAEMON_DFILE, IN_MNT("a/sub/daemon"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, p->err);
+	EXPECT_EQ(1UL, self->s->looked_up[id_sub])
+		TH_LOG("sub was not introduced by one lookup");
+	EXPECT_LT(0UL, self->s->req_on[id_sub])
+		TH_LOG("the lookup of daemon did not come with sub's id");
+	EXPECT_LT(0UL, self->s->req_on[id_daemon]);
+	EXPECT_EQ(0UL, self->s->kernel_ids);
+	/* The rest of sub stays the kernel's */
+	ASSERT_EQ(0, pt_write_file(IN_LOWER("a/sub/lower"), "x", 0644));
+	EXPECT_FILE("x", IN_MNT("a/sub/lower"));
+	expect_all_forgotten(_metadata, self);
+	EXPECT_EQ(0, fuse_daemon_umount(self->d));
+	bpf_link__destroy(link);
+	fuse_test_user__destroy(skel);
 }
 
 /* Aborts the FUSE connection of the mount at @mnt through fusectl */
