@@ -409,8 +409,8 @@ static int fuse_bpf_introduce_one(struct dentry *entry, struct dentry *parent)
 	struct fuse_forget_link *forget;
 	struct name_snapshot name;
 	struct fuse_entry_out out = {};
-	bool taken = false;
 	FUSE_ARGS(args);
+	bool taken = false;
 	int err;
 
 	forget = fuse_alloc_forget();
