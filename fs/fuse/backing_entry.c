@@ -409,7 +409,7 @@ static int fuse_bpf_introduce_one(struct dentry *entry, struct dentry *parent)
 	struct fuse_forget_link *forget;
 	struct name_snapshot name;
 	struct fuse_entry_out out = {};
-	FUSE_ARGS(args);
+	struct fuse_args args = {};
 	bool taken = false;
 	int err;
 
