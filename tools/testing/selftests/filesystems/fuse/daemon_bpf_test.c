@@ -47,6 +47,8 @@
  *   backed nodes.
  * - fallback_introduces_kernel_node: a filter's fallback from a node the
  *   kernel made reaches the daemon with a node id of the daemon's.
+ * - racing_excl_creates_one_winner: O_EXCL creates racing in a backed
+ *   directory.
  *
  * Each test runs as root in a mount namespace of its own, on a tmpfs over
  * /tmp.  A kernel warning during a test fails it.
@@ -1591,6 +1593,56 @@ TEST_F(entry, fallback_introduces_kernel_node)
 	EXPECT_EQ(0, fuse_daemon_umount(self->d));
 	bpf_link__destroy(link);
 	fuse_test_user__destroy(skel);
+}
+
+/*
+ * Racing O_EXCL creates of one name in a directory the daemon backed: one
+ * winner, EEXIST for the others, one file on the lower, and no request to
+ * the daemon.
+ */
+TEST_F(entry, racing_excl_creates_one_winner)
+{
+	enum { RACERS = 8, ROUNDS = 20 };
+	unsigned long before;
+	int round, i, status, won, lost;
+	pid_t pids[RACERS];
+	char name[32];
+	struct plan *p;
+
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	daemon_up(_metadata, self);
+	ASSERT_EQ(0, access(IN_MNT("a/f"), F_OK));
+	ASSERT_TRUE(quiesce(self->s));
+	before = load(&self->s->started);
+
+	for (round = 0; round < ROUNDS; round++) {
+		snprintf(name, sizeof(name), "a/excl%d", round);
+		for (i = 0; i < RACERS; i++) {
+			pids[i] = fork();
+			ASSERT_LE(0, pids[i]);
+			if (!pids[i]) {
+				int fd = open(IN_MNT(name), O_CREAT | O_EXCL |
+					      O_WRONLY | O_CLOEXEC, 0644);
+
+				_exit(fd >= 0 ? 0 : errno == EEXIST ? 1 : 2);
+			}
+		}
+		won = lost = 0;
+		for (i = 0; i < RACERS; i++) {
+			ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+			ASSERT_TRUE(WIFEXITED(status));
+			won += WEXITSTATUS(status) == 0;
+			lost += WEXITSTATUS(status) == 1;
+		}
+		EXPECT_EQ(1, won) TH_LOG("round %d", round);
+		EXPECT_EQ(RACERS - 1, lost) TH_LOG("round %d", round);
+		snprintf(name, sizeof(name), "excl%d", round);
+		EXPECT_EQ(0, faccessat(self->fd_a, name, F_OK, 0));
+	}
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(before, load(&self->s->started))
+		TH_LOG("the daemon saw requests for the creates");
 }
 
 /* Aborts the FUSE connection of the mount at @mnt through fusectl */
