@@ -1628,7 +1628,8 @@ TEST_F(entry, racing_excl_creates_one_winner)
 				_exit(fd >= 0 ? 0 : errno == EEXIST ? 1 : 2);
 			}
 		}
-		won = lost = 0;
+		won = 0;
+		lost = 0;
 		for (i = 0; i < RACERS; i++) {
 			ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
 			ASSERT_TRUE(WIFEXITED(status));
