@@ -975,7 +975,8 @@ TEST_F(entry, mixed_tree)
 
 TEST_F(entry, unknown_type)
 {
-	static const __u32 types[] = { 0, FUSE_ENTRY_BPF_FD + 1, 0x7fffffff };
+	static const __u32 types[] = { 0, FUSE_ENTRY_BACKING_NAME + 1,
+					0x7fffffff };
 	struct plan *p;
 	size_t i;
 
