@@ -408,7 +408,7 @@ static int fuse_bpf_introduce_one(struct dentry *entry, struct dentry *parent)
 	struct fuse_inode *fi = get_fuse_inode(inode);
 	struct fuse_forget_link *forget;
 	struct name_snapshot name;
-	struct fuse_entry_out out = {};
+	struct fuse_entry_out out;
 	struct fuse_args args = {};
 	bool taken = false;
 	int err;
@@ -417,14 +417,8 @@ static int fuse_bpf_introduce_one(struct dentry *entry, struct dentry *parent)
 	if (!forget)
 		return -ENOMEM;
 	take_dentry_name_snapshot(&name, entry);
-	args.opcode = FUSE_LOOKUP;
-	args.nodeid = get_node_id(d_inode(parent));
-	args.in_numargs = 1;
-	args.in_args[0].size = name.name.len + 1;
-	args.in_args[0].value = name.name.name;
-	args.out_numargs = 1;
-	args.out_args[0].size = sizeof(out);
-	args.out_args[0].value = &out;
+	fuse_lookup_init(fm->fc, &args, get_node_id(d_inode(parent)),
+			 &name.name, &out);
 	err = fuse_simple_request(fm, &args);
 	release_dentry_name_snapshot(&name);
 	if (!err && (invalid_nodeid(out.nodeid) ||
