@@ -1605,8 +1605,7 @@ TEST_F(entry, racing_excl_creates_one_winner)
 {
 	enum { RACERS = 8, ROUNDS = 20 };
 	unsigned long before;
-	int round, i, status, won, lost;
-	pid_t pids[RACERS];
+	int round, won, lost;
 	char name[32];
 	struct plan *p;
 
@@ -1619,24 +1618,8 @@ TEST_F(entry, racing_excl_creates_one_winner)
 
 	for (round = 0; round < ROUNDS; round++) {
 		snprintf(name, sizeof(name), "a/excl%d", round);
-		for (i = 0; i < RACERS; i++) {
-			pids[i] = fork();
-			ASSERT_LE(0, pids[i]);
-			if (!pids[i]) {
-				int fd = open(IN_MNT(name), O_CREAT | O_EXCL |
-					      O_WRONLY | O_CLOEXEC, 0644);
-
-				_exit(fd >= 0 ? 0 : errno == EEXIST ? 1 : 2);
-			}
-		}
-		won = 0;
-		lost = 0;
-		for (i = 0; i < RACERS; i++) {
-			ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
-			ASSERT_TRUE(WIFEXITED(status));
-			won += WEXITSTATUS(status) == 0;
-			lost += WEXITSTATUS(status) == 1;
-		}
+		ASSERT_EQ(0, pt_excl_race(IN_MNT(name), IN_MNT(name), RACERS,
+					  &won, &lost));
 		EXPECT_EQ(1, won) TH_LOG("round %d", round);
 		EXPECT_EQ(RACERS - 1, lost) TH_LOG("round %d", round);
 		snprintf(name, sizeof(name), "excl%d", round);

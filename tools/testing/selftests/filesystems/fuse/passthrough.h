@@ -521,6 +521,58 @@ static inline char *path_in(const char *root, const char *rel)
 	return buf;
 }
 
+/*
+ * One race of @n (at most 64) processes creating a file with O_EXCL, let
+ * go at once: the even ones at @path, the odd ones at @odd_path (the same
+ * file reached another way, or @path again).  Counts the winners and the
+ * losers that got EEXIST.  Returns 0, or -1 if a racer could not start or
+ * did not exit normally.
+ */
+static inline int pt_excl_race(const char *path, const char *odd_path,
+			       int n, int *won, int *lost)
+{
+	pid_t pids[64];
+	int go[2], i, status, ret = 0;
+	char c;
+
+	*won = 0;
+	*lost = 0;
+	if (n > 64 || pipe(go))
+		return -1;
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			n = i;
+			ret = -1;
+			break;
+		}
+		if (pids[i])
+			continue;
+		close(go[1]);
+		if (read(go[0], &c, 1) != 0)
+			_exit(3);
+		if (open(i & 1 ? odd_path : path,
+			 O_CREAT | O_EXCL | O_WRONLY, 0644) >= 0)
+			_exit(0);
+		if (errno == EEXIST)
+			_exit(1);
+		fprintf(stderr, "# racer: %s\n", strerror(errno));
+		_exit(2);
+	}
+	close(go[0]);
+	close(go[1]);	/* go */
+	for (i = 0; i < n; i++) {
+		if (waitpid(pids[i], &status, 0) != pids[i] ||
+		    !WIFEXITED(status)) {
+			ret = -1;
+			continue;
+		}
+		*won += WEXITSTATUS(status) == 0;
+		*lost += WEXITSTATUS(status) == 1;
+	}
+	return ret;
+}
+
 #define LO(rel) path_in(PT_LOWER, rel)
 #define MN(rel) path_in(PT_MNT, rel)
 

@@ -1514,46 +1514,16 @@ TEST_F(pt, access_no_leak)
  */
 TEST_F(pt, create_excl_race)
 {
-	int round, i, status, won, lost;
-	pid_t pids[RACERS];
+	int round, won, lost;
 	char name[32];
 	struct stat st;
 
 	for (round = 0; round < RACE_ROUNDS; round++) {
 		bool mixed = round == RACE_ROUNDS - 1;
-		int go[2];
 
 		snprintf(name, sizeof(name), "race%d", round);
-		ASSERT_EQ(0, pipe(go));
-		for (i = 0; i < RACERS; i++) {
-			const char *path = mixed && (i & 1) ? LO(name) :
-							      MN(name);
-			char c;
-
-			pids[i] = fork();
-			ASSERT_LE(0, pids[i]);
-			if (pids[i])
-				continue;
-			close(go[1]);
-			if (read(go[0], &c, 1) != 0)
-				_exit(3);
-			if (open(path, O_CREAT | O_EXCL | O_WRONLY, 0644) >= 0)
-				_exit(0);
-			if (errno == EEXIST)
-				_exit(1);
-			fprintf(stderr, "# racer: %s\n", strerror(errno));
-			_exit(2);
-		}
-		close(go[0]);
-		close(go[1]);	/* go */
-		won = 0;
-		lost = 0;
-		for (i = 0; i < RACERS; i++) {
-			ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
-			ASSERT_TRUE(WIFEXITED(status));
-			won += WEXITSTATUS(status) == 0;
-			lost += WEXITSTATUS(status) == 1;
-		}
+		ASSERT_EQ(0, pt_excl_race(MN(name), mixed ? LO(name) : MN(name),
+					  RACERS, &won, &lost));
 		EXPECT_EQ(1, won) TH_LOG("round %d", round);
 		EXPECT_EQ(RACERS - 1, lost) TH_LOG("round %d", round);
 		EXPECT_EQ(0, stat(LO(name), &st));
