@@ -40,10 +40,15 @@ KFRAGMENT=$FRAG BUILD=$BENCH_BUILD "$TOP/workbench/kernel.sh"
 say "bench tools in $BENCH_TOOLS"
 mkdir -p "$BENCH_TOOLS"
 cflags="-O2 -g -Wall -isystem $BENCH_BUILD/usr/include"
+# ptfuse replies with the selftests' FUSE-BPF reply library
+reply=$TREE/tools/testing/selftests/filesystems/fuse/fuse_bpf_reply
 for t in fsbench ptfuse; do
+	extra=()
+	[ $t = ptfuse ] && extra=(-I"$(dirname "$reply")" "$reply.c")
 	if [ ! -x "$BENCH_TOOLS/$t" ] || [ "$SRC/$t.c" -nt "$BENCH_TOOLS/$t" ] ||
-	   [ "$BENCH_BUILD/usr/include/linux/fuse.h" -nt "$BENCH_TOOLS/$t" ]; then
-		gcc $cflags -o "$BENCH_TOOLS/$t" "$SRC/$t.c" -lpthread
+	   [ "$BENCH_BUILD/usr/include/linux/fuse.h" -nt "$BENCH_TOOLS/$t" ] ||
+	   { [ $t = ptfuse ] && [ "$reply.c" -nt "$BENCH_TOOLS/$t" ]; }; then
+		gcc $cflags -o "$BENCH_TOOLS/$t" "$SRC/$t.c" "${extra[@]}" -lpthread
 	fi
 done
 # Configuration 3: the fusebpf command and two filters, from the selftests

@@ -43,6 +43,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "fuse_bpf_reply.h"	/* the selftests' reply library */
+
 #ifndef FUSE_PASSTHROUGH
 #error "needs the 6.12 uapi headers (FUSE_PASSTHROUGH): build with -isystem <build>/usr/include"
 #endif
@@ -126,26 +128,6 @@ static int reply2(uint64_t unique, const void *a, size_t alen, const void *b, si
 	return 0;
 }
 
-static void fill_attr(struct fuse_attr *a, const struct stat *st)
-{
-	memset(a, 0, sizeof(*a));
-	a->ino = st->st_ino;
-	a->size = st->st_size;
-	a->blocks = st->st_blocks;
-	a->atime = st->st_atim.tv_sec;
-	a->mtime = st->st_mtim.tv_sec;
-	a->ctime = st->st_ctim.tv_sec;
-	a->atimensec = st->st_atim.tv_nsec;
-	a->mtimensec = st->st_mtim.tv_nsec;
-	a->ctimensec = st->st_ctim.tv_nsec;
-	a->mode = st->st_mode;
-	a->nlink = st->st_nlink;
-	a->uid = st->st_uid;
-	a->gid = st->st_gid;
-	a->rdev = st->st_rdev;
-	a->blksize = st->st_blksize;
-}
-
 static void set_valid(uint64_t *sec, uint32_t *nsec)
 {
 	*sec = (uint64_t)timeout;
@@ -189,7 +171,7 @@ static int do_lookup(struct node *parent, const char *name, struct fuse_entry_ou
 	e->nodeid = id_of(n);
 	set_valid(&e->entry_valid, &e->entry_valid_nsec);
 	set_valid(&e->attr_valid, &e->attr_valid_nsec);
-	fill_attr(&e->attr, &st);
+	fuse_bpf_fill_attr(&e->attr, &st);
 	return 0;
 }
 
@@ -214,20 +196,15 @@ static void forget(uint64_t nodeid, uint64_t count)
 /* -b: the entry, and the node's descriptor as its backing */
 static int reply_backing(uint64_t unique, const struct fuse_entry_out *e)
 {
-	struct {
-		struct fuse_out_header oh;
-		struct fuse_entry_out e;
-		struct fuse_bpf_entry_out b;
-	} r = {
-		.oh = { .len = sizeof(r), .unique = unique },
-		.e = *e,
-		.b = { .entry_type = FUSE_ENTRY_BACKING,
-		       .fd = node_of(e->nodeid)->fd },
-	};
+	struct fuse_bpf_reply r;
+	int err;
 
-	if (ioctl(devfd, FUSE_DEV_IOC_BPF_RESPONSE(sizeof(r)), &r) &&
-	    errno != ENOENT)
-		perror("ptfuse: FUSE_DEV_IOC_BPF_RESPONSE");
+	fuse_bpf_reply_init(&r, unique, e);
+	err = fuse_bpf_reply_backing_fd(&r, node_of(e->nodeid)->fd, 0);
+	if (!err)
+		err = fuse_bpf_reply_send(devfd, &r);
+	if (err && err != -ENOENT)
+		fprintf(stderr, "ptfuse: FUSE-BPF reply: %s\n", strerror(-err));
 	return 0;
 }
 
@@ -250,7 +227,7 @@ static int reply_attr(uint64_t unique, int fd, int use_fd)
 	if (use_fd ? fstat(fd, &st) : fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 		err = errno;
 	set_valid(&out.attr_valid, &out.attr_valid_nsec);
-	fill_attr(&out.attr, &st);
+	fuse_bpf_fill_attr(&out.attr, &st);
 	return reply(unique, err, &out, sizeof(out));
 }
 

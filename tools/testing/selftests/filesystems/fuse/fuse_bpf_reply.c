@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 
 #include "fuse_bpf_reply.h"
 
@@ -242,6 +243,32 @@ int fuse_bpf_reply_send(int devfd, const struct fuse_bpf_reply *r)
 	if (ret < 0)
 		return -errno;
 	return (size_t)ret == len ? 0 : -EIO;
+}
+
+/**
+ * fuse_bpf_fill_attr() - the struct fuse_attr of a stat
+ * @a: filled in
+ * @st: from stat() of the node's lower entry (for a backing, its type must
+ *	be the backing's)
+ */
+void fuse_bpf_fill_attr(struct fuse_attr *a, const struct stat *st)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = st->st_ino;
+	a->size = st->st_size;
+	a->blocks = st->st_blocks;
+	a->atime = st->st_atim.tv_sec;
+	a->mtime = st->st_mtim.tv_sec;
+	a->ctime = st->st_ctim.tv_sec;
+	a->atimensec = st->st_atim.tv_nsec;
+	a->mtimensec = st->st_mtim.tv_nsec;
+	a->ctimensec = st->st_ctim.tv_nsec;
+	a->mode = st->st_mode;
+	a->nlink = st->st_nlink;
+	a->uid = st->st_uid;
+	a->gid = st->st_gid;
+	a->rdev = st->st_rdev;
+	a->blksize = st->st_blksize;
 }
 
 /**

@@ -65,6 +65,9 @@ int fuse_bpf_reply_bpf_fd(struct fuse_bpf_reply *r, int fd);
 int fuse_bpf_reply_remove_bpf(struct fuse_bpf_reply *r);
 int fuse_bpf_reply_send(int devfd, const struct fuse_bpf_reply *r);
 
+struct stat;
+void fuse_bpf_fill_attr(struct fuse_attr *a, const struct stat *st);
+
 int fuse_bpf_backing_open(int devfd, int fd);
 int fuse_bpf_backing_close(int devfd, int id);
 

@@ -282,26 +282,6 @@ static void reply_err(struct viewd *v, __u64 unique, int err)
 	reply(v, unique, err, NULL, 0);
 }
 
-static void fill_attr(struct fuse_attr *a, const struct stat *st)
-{
-	memset(a, 0, sizeof(*a));
-	a->ino = st->st_ino;
-	a->size = st->st_size;
-	a->blocks = st->st_blocks;
-	a->atime = st->st_atim.tv_sec;
-	a->mtime = st->st_mtim.tv_sec;
-	a->ctime = st->st_ctim.tv_sec;
-	a->atimensec = st->st_atim.tv_nsec;
-	a->mtimensec = st->st_mtim.tv_nsec;
-	a->ctimensec = st->st_ctim.tv_nsec;
-	a->mode = st->st_mode;
-	a->nlink = st->st_nlink;
-	a->uid = st->st_uid;
-	a->gid = st->st_gid;
-	a->rdev = st->st_rdev;
-	a->blksize = st->st_blksize;
-}
-
 /* Accepts FUSE_PASSTHROUGH only; returns -1 if the kernel cannot back */
 static int do_init(struct viewd *v, const struct fuse_in_header *in,
 		   const void *arg, size_t arglen)
@@ -361,7 +341,7 @@ static void do_lookup(struct viewd *v, const struct fuse_in_header *in,
 		goto out;
 	}
 	/* generation 0, entry_valid and attr_valid 0: asked at each walk */
-	fill_attr(&entry.attr, &st);
+	fuse_bpf_fill_attr(&entry.attr, &st);
 
 	fuse_bpf_reply_init(&r, in->unique, &entry);
 	err = fuse_bpf_reply_backing_fd(&r, fd, 0);
@@ -390,7 +370,7 @@ static void do_getattr(struct viewd *v, const struct fuse_in_header *in)
 		reply_err(v, in->unique, -errno);
 		return;
 	}
-	fill_attr(&out.attr, &st);
+	fuse_bpf_fill_attr(&out.attr, &st);
 	out.attr.ino = FUSE_ROOT_ID;
 	out.attr.mode = VIEWD_ROOT_MODE;
 	out.attr.nlink = 2;
