@@ -76,6 +76,28 @@ void fuse_bpf_arg_out(struct fuse_bpf_req *req, unsigned int size,
 }
 
 /*
+ * A variable-length argument: the filters see @buf, the daemon's filters
+ * its contents as the argument (backing_user.c).
+ */
+void fuse_bpf_arg_buf(struct fuse_bpf_req *req, struct fuse_buffer *buf)
+{
+	unsigned int i = req->args.in_numargs;
+
+	fuse_bpf_arg_in(req, buf->size, buf->data);
+	if (i < FUSE_BPF_MAX_IN)
+		req->in_bufs[i] = buf;
+}
+
+void fuse_bpf_arg_out_buf(struct fuse_bpf_req *req, struct fuse_buffer *buf)
+{
+	unsigned int i = req->args.out_numargs;
+
+	fuse_bpf_arg_out(req, buf->size, buf->data);
+	if (i < FUSE_BPF_MAX_OUT)
+		req->out_bufs[i] = buf;
+}
+
+/*
  * The one credential helper.  Operations on the lower filesystem run with
  * the mounter's credentials, taken at mount; the caller's permission was
  * checked before.  Revert with revert_creds().
@@ -176,8 +198,9 @@ static int fuse_bpf_backing(const struct fuse_bpf_op *op,
  * fuse_bpf_run - serve one operation of a backed node
  * @req: the request; req->args.opcode selects the operation
  *
- * Set up, the node's prefilter, the backing operation, the postfilter,
- * finish.  The filters see and may rewrite req's arguments.
+ * Set up, the node's prefilter (and the daemon's, if it asks for it), the
+ * backing operation, the postfilter (the node's or the daemon's), finish.
+ * The filters see and may rewrite req's arguments.
  *
  * Return: the operation's result, or FUSE_BPF_FALLBACK when a filter or
  * the node's daemon_ops sent it to the daemon.
@@ -200,9 +223,14 @@ int fuse_bpf_run(struct fuse_bpf_req *req)
 		err = op->setup(req);
 	if (!err && ops)
 		err = fuse_bpf_prefilter(op, req, ops);
+	if (!err && req->user_pre)
+		err = fuse_bpf_user_prefilter(req);
 	if (!err) {
+		fuse_bpf_inputs_done(req);
 		err = fuse_bpf_backing(op, req);
-		if (req->post)
+		if (req->user_post)
+			err = fuse_bpf_user_postfilter(req, err);
+		else if (req->post)
 			err = fuse_bpf_postfilter(op, req, ops, err);
 	}
 	if (op->finish && err != FUSE_BPF_FALLBACK)

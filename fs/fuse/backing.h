@@ -100,15 +100,22 @@ static inline bool fuse_bpf_file_backed(struct file *file)
  * those arguments, and the backing step reads them back.
  */
 #define FUSE_BPF_MAX_BUFS	3
+#define FUSE_BPF_MAX_IN		ARRAY_SIZE(((struct fuse_args *)0)->in_args)
+#define FUSE_BPF_MAX_OUT	ARRAY_SIZE(((struct fuse_args *)0)->out_args)
 
 struct fuse_bpf_req {
 	struct inode *inode;
 	struct fuse_args args;
 	const struct cred *caller;	/* set around the backing step */
 	struct bpf_fuse_meta_info meta;	/* what the filters see */
-	bool post;			/* the postfilter will run */
+	bool post;			/* a postfilter will run */
+	bool user_pre;			/* the daemon's prefilter will run */
+	bool user_post;			/* the daemon's postfilter will run */
 	unsigned int nbufs;
 	struct fuse_buffer *bufs[FUSE_BPF_MAX_BUFS];
+	/* The buffer behind an argument, if it has one (fuse_bpf_arg_buf()) */
+	struct fuse_buffer *in_bufs[FUSE_BPF_MAX_IN];
+	struct fuse_buffer *out_bufs[FUSE_BPF_MAX_OUT];
 };
 
 #define FUSE_BPF_REQ(op, node) \
@@ -167,6 +174,7 @@ int fuse_bpf_prefilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
 		       const struct fuse_ops *ops);
 int fuse_bpf_postfilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
 			const struct fuse_ops *ops, int err);
+void fuse_bpf_inputs_done(struct fuse_bpf_req *req);
 void fuse_bpf_buf_in(struct fuse_bpf_req *req, struct fuse_buffer *buf,
 		     void *data, unsigned int size, unsigned int max_size,
 		     int flags);
@@ -177,6 +185,10 @@ int fuse_bpf_buf_qstr(const struct fuse_buffer *buf, struct qstr *name);
 void fuse_bpf_buffers_free(struct fuse_bpf_req *req);
 void fuse_bpf_fill_attr(struct inode *inode, struct fuse_attr *attr);
 int fuse_bpf_parse_root_bpf(struct fs_context *fsc, struct fs_parameter *param);
+
+/* backing_user.c: the daemon's own filters */
+int fuse_bpf_user_prefilter(struct fuse_bpf_req *req);
+int fuse_bpf_user_postfilter(struct fuse_bpf_req *req, int err);
 int fuse_bpf_parse_root_bpf_fd(struct fs_context *fsc, unsigned int fd);
 
 /* A prefilter absent: CONTINUE, or POSTFILTER when there is a postfilter. */
@@ -189,6 +201,8 @@ void fuse_bpf_arg_in(struct fuse_bpf_req *req, unsigned int size,
 		     const void *value);
 void fuse_bpf_arg_out(struct fuse_bpf_req *req, unsigned int size,
 		      void *value);
+void fuse_bpf_arg_buf(struct fuse_bpf_req *req, struct fuse_buffer *buf);
+void fuse_bpf_arg_out_buf(struct fuse_bpf_req *req, struct fuse_buffer *buf);
 const struct cred *fuse_bpf_override_creds(struct inode *inode);
 int fuse_bpf_caller_owns(struct inode *inode);
 const struct cred *fuse_bpf_get_caller_creds(const struct cred *caller);

@@ -550,14 +550,58 @@ static int fuse_bpf_xattr_setup(struct fuse_bpf_req *req)
 		break;
 	}
 	if (x->name)
-		fuse_bpf_arg_in(req, strlen(x->name) + 1, x->name);
+		fuse_bpf_arg_buf(req, &x->name_buf);
 	if (req->args.opcode == FUSE_SETXATTR && !x->is_acl)
-		fuse_bpf_arg_in(req, x->size, x->value);
-	else if (x->size)
-		fuse_bpf_arg_out(req, x->size, x->value);
+		fuse_bpf_arg_buf(req, &x->value_buf);
+	/* The output: the value or list, or its size for a size query */
+	if (x->is_acl || (req->args.opcode != FUSE_GETXATTR &&
+			  req->args.opcode != FUSE_LISTXATTR))
+		return 0;
+	if (x->size)
+		fuse_bpf_arg_out_buf(req, &x->value_buf);
 	else
 		fuse_bpf_arg_out(req, sizeof(x->out), &x->out);
 	return 0;
+}
+
+/*
+ * The value (or list) the postfilter sees, in the caller's buffer; one it
+ * grows past that buffer gives -ERANGE, as the lower would have.  For a
+ * size query (in.size 0) it sees and may change out.size instead.
+ */
+static void fuse_bpf_xattr_out(struct fuse_bpf_xattr *x, int err)
+{
+	x->out.size = err ? 0 : x->res;
+	x->value_buf = (struct fuse_buffer) {
+		.data = x->value,
+		.size = x->size && !err ? x->res : 0,
+		.alloc_size = x->size,
+		.max_size = x->size ? XATTR_SIZE_MAX : 0,
+		/* After a failure there is nothing to rewrite */
+		.flags = err ? BPF_FUSE_IMMUTABLE : BPF_FUSE_VARIABLE_SIZE,
+	};
+}
+
+static int fuse_bpf_xattr_out_done(struct fuse_bpf_xattr *x, int err_in)
+{
+	struct fuse_buffer *b = &x->value_buf;
+	int err = 0;
+
+	if (err_in)
+		return 0;
+	if (!x->size) {
+		x->res = x->out.size;
+	} else if (b->data != x->value) {
+		if (b->size > x->size)
+			err = -ERANGE;
+		else
+			memcpy(x->value, b->data, b->size);
+		x->res = b->size;
+	} else {
+		x->res = b->size;
+	}
+	bpf_fuse_free_buffer(b);
+	return err;
 }
 
 /* The name the filter left: NUL-terminated, not empty. */
@@ -609,7 +653,10 @@ static int fuse_bpf_xattr_backing(struct fuse_bpf_req *req)
 			return vfs_remove_acl(idmap, lower, x->name);
 		return vfs_removexattr(idmap, lower, x->name);
 	}
-	return x->res < 0 ? x->res : 0;
+	err = x->res < 0 ? x->res : 0;
+	if (req->post)
+		fuse_bpf_xattr_out(x, err);
+	return err;
 }
 
 static int fuse_bpf_getxattr_pre(struct fuse_bpf_req *req,
@@ -622,58 +669,34 @@ static int fuse_bpf_getxattr_pre(struct fuse_bpf_req *req,
 	return ops->getxattr_prefilter(&req->meta, &x->in.get, &x->name_buf);
 }
 
-/*
- * The value (or list) the postfilter sees, in the caller's buffer; one it
- * grows past that buffer gives -ERANGE, as the lower would have.  For a
- * size query (in.size 0) it sees and may change out.size instead.
- */
-static void fuse_bpf_xattr_out(struct fuse_bpf_xattr *x, int err)
-{
-	x->out.size = err ? 0 : x->res;
-	x->value_buf = (struct fuse_buffer) {
-		.data = x->value,
-		.size = x->size && !err ? x->res : 0,
-		.alloc_size = x->size,
-		.max_size = x->size ? XATTR_SIZE_MAX : 0,
-		/* After a failure there is nothing to rewrite */
-		.flags = err ? BPF_FUSE_IMMUTABLE : BPF_FUSE_VARIABLE_SIZE,
-	};
-}
-
-static int fuse_bpf_xattr_out_done(struct fuse_bpf_xattr *x, int err_in)
-{
-	struct fuse_buffer *b = &x->value_buf;
-	int err = 0;
-
-	if (err_in)
-		return 0;
-	if (!x->size) {
-		x->res = x->out.size;
-	} else if (b->data != x->value) {
-		if (b->size > x->size)
-			err = -ERANGE;
-		else
-			memcpy(x->value, b->data, b->size);
-		x->res = b->size;
-	} else {
-		x->res = b->size;
-	}
-	bpf_fuse_free_buffer(b);
-	return err;
-}
-
 static int fuse_bpf_getxattr_post(struct fuse_bpf_req *req,
 				  const struct fuse_ops *ops)
 {
 	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
-	int ret;
 
 	if (!ops->getxattr_postfilter || x->is_acl)
 		return 0;
-	fuse_bpf_xattr_out(x, req->meta.error_in);
-	ret = ops->getxattr_postfilter(&req->meta, &x->in.get, &x->name_buf,
-				       &x->value_buf, &x->out);
-	return fuse_bpf_xattr_out_done(x, req->meta.error_in) ?: ret;
+	return ops->getxattr_postfilter(&req->meta, &x->in.get, &x->name_buf,
+					&x->value_buf, &x->out);
+}
+
+/*
+ * The value or list the postfilter left, for the caller; an ACL the
+ * daemon's postfilter failed is released.
+ */
+static int fuse_bpf_getxattr_finish(struct fuse_bpf_req *req, int err)
+{
+	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+
+	if (x->is_acl) {
+		if (err && !IS_ERR_OR_NULL(x->acl))
+			posix_acl_release(x->acl);
+		return err;
+	}
+	if (req->post)
+		err = fuse_bpf_xattr_out_done(x, err) ?: err;
+	bpf_fuse_free_buffer(&x->value_buf);
+	return err;
 }
 
 const struct fuse_bpf_op fuse_bpf_getxattr_op = {
@@ -681,6 +704,7 @@ const struct fuse_bpf_op fuse_bpf_getxattr_op = {
 	.prefilter = fuse_bpf_getxattr_pre,
 	.backing = fuse_bpf_xattr_backing,
 	.postfilter = fuse_bpf_getxattr_post,
+	.finish = fuse_bpf_getxattr_finish,
 };
 
 static int fuse_bpf_listxattr_pre(struct fuse_bpf_req *req,
@@ -697,14 +721,11 @@ static int fuse_bpf_listxattr_post(struct fuse_bpf_req *req,
 				   const struct fuse_ops *ops)
 {
 	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
-	int ret;
 
 	if (!ops->listxattr_postfilter)
 		return 0;
-	fuse_bpf_xattr_out(x, req->meta.error_in);
-	ret = ops->listxattr_postfilter(&req->meta, &x->in.get, &x->value_buf,
-					&x->out);
-	return fuse_bpf_xattr_out_done(x, req->meta.error_in) ?: ret;
+	return ops->listxattr_postfilter(&req->meta, &x->in.get, &x->value_buf,
+					 &x->out);
 }
 
 static int fuse_bpf_setxattr_pre(struct fuse_bpf_req *req,
@@ -760,6 +781,9 @@ static int fuse_bpf_listxattr_finish(struct fuse_bpf_req *req, int err)
 	char *list = x->value, *p = list, *end;
 	size_t len;
 
+	if (req->post)
+		err = fuse_bpf_xattr_out_done(x, err) ?: err;
+	bpf_fuse_free_buffer(&x->value_buf);
 	if (err || !x->size || capable(CAP_SYS_ADMIN))
 		return err;
 	end = list + x->res;

@@ -21,24 +21,20 @@
  * @req: the request, set up
  * @ops: the node's filter
  *
- * Return: 0 to run the backing operation (req->post says whether the
- * postfilter follows), FUSE_BPF_FALLBACK to send the operation to the
- * daemon, or the error the operation fails with.
+ * Return: 0 to run the backing operation (req->user_pre says whether the
+ * daemon's prefilter comes first, req->post whether a postfilter follows,
+ * req->user_post whether it is the daemon's), FUSE_BPF_FALLBACK to send
+ * the operation to the daemon, or the error the operation fails with.
  */
 int fuse_bpf_prefilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
 		       const struct fuse_ops *ops)
 {
-	unsigned int i;
 	int ret;
 
 	if (!op->prefilter)
 		return 0;
 	req->meta.opcode = req->args.opcode | FUSE_PREFILTER;
 	ret = op->prefilter(req, ops);
-	/* The inputs are the postfilter's to read, not to change. */
-	for (i = 0; i < req->nbufs; i++)
-		req->bufs[i]->flags |= BPF_FUSE_IMMUTABLE;
-
 	switch (ret) {
 	case BPF_FUSE_CONTINUE:
 		return 0;
@@ -46,16 +42,30 @@ int fuse_bpf_prefilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
 		req->post = !!op->postfilter;
 		return 0;
 	case BPF_FUSE_USER:
+	case BPF_FUSE_USER_PREFILTER:
+	case BPF_FUSE_USER_POSTFILTER:
 		/* A mount with no daemon has nobody to send it to. */
 		if (get_fuse_conn(req->inode)->no_daemon)
 			return -EOPNOTSUPP;
-		return FUSE_BPF_FALLBACK;
-	case BPF_FUSE_USER_PREFILTER:
-	case BPF_FUSE_USER_POSTFILTER:
-		/* The daemon's own filters are not supported yet. */
-		return -EOPNOTSUPP;
+		break;
+	default:
+		return IS_ERR_VALUE((long)ret) ? ret : -EINVAL;
 	}
-	return IS_ERR_VALUE((long)ret) ? ret : -EINVAL;
+	if (ret == BPF_FUSE_USER)
+		return FUSE_BPF_FALLBACK;
+	req->user_pre = ret == BPF_FUSE_USER_PREFILTER;
+	req->user_post = ret == BPF_FUSE_USER_POSTFILTER;
+	req->post = req->user_post;
+	return 0;
+}
+
+/* The inputs are the postfilters' to read, not to change. */
+void fuse_bpf_inputs_done(struct fuse_bpf_req *req)
+{
+	unsigned int i;
+
+	for (i = 0; i < req->nbufs; i++)
+		req->bufs[i]->flags |= BPF_FUSE_IMMUTABLE;
 }
 
 /**
@@ -64,6 +74,9 @@ int fuse_bpf_prefilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
  * @req: the request
  * @ops: the node's filter
  * @err: the backing operation's result, the filter's error_in
+ *
+ * A lookup that finds no lower entry succeeds (with a negative dentry),
+ * but its postfilters see error_in -ENOENT, as the RFC's did.
  *
  * Return: the operation's result: the filter's errno if it returned one,
  * else @err.
@@ -74,7 +87,8 @@ int fuse_bpf_postfilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
 	int ret;
 
 	req->meta.opcode = req->args.opcode | FUSE_POSTFILTER;
-	req->meta.error_in = err;
+	/* A backing step may have set it (a lookup finding no entry) */
+	req->meta.error_in = err ?: req->meta.error_in;
 	ret = op->postfilter(req, ops);
 	return ret < 0 && IS_ERR_VALUE((long)ret) ? ret : err;
 }

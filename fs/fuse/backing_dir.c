@@ -31,7 +31,7 @@ static int fuse_bpf_lookup_setup(struct fuse_bpf_req *req)
 	struct fuse_bpf_lookup *l = container_of(req, typeof(*l), req);
 
 	fuse_bpf_buf_name(req, &l->name, &l->entry->d_name);
-	fuse_bpf_arg_in(req, l->name.size, l->name.data);
+	fuse_bpf_arg_buf(req, &l->name);
 	fuse_bpf_arg_out(req, sizeof(l->out), &l->out);
 	l->entries.flags = BPF_FUSE_IMMUTABLE;
 	return 0;
@@ -63,7 +63,9 @@ static int fuse_bpf_lookup_backing(struct fuse_bpf_req *req)
 	if (IS_ERR(lower))
 		return PTR_ERR(lower);
 	l->lower = lower;
-	if (req->post && d_really_is_positive(lower))
+	if (d_really_is_negative(lower))
+		req->meta.error_in = -ENOENT;
+	else if (req->post)
 		fuse_bpf_fill_attr(d_inode(lower), &l->out.attr);
 	return 0;
 }
@@ -329,9 +331,9 @@ static int fuse_bpf_make_setup(struct fuse_bpf_req *req)
 		fuse_bpf_arg_in(req, sizeof(m->in.link), &m->in.link);
 		break;
 	}
-	fuse_bpf_arg_in(req, m->name.size, m->name.data);
+	fuse_bpf_arg_buf(req, &m->name);
 	if (m->symlink)
-		fuse_bpf_arg_in(req, m->target.size, m->target.data);
+		fuse_bpf_arg_buf(req, &m->target);
 	return 0;
 }
 
@@ -646,7 +648,7 @@ static int fuse_bpf_remove_setup(struct fuse_bpf_req *req)
 	struct fuse_bpf_remove *r = container_of(req, typeof(*r), req);
 
 	fuse_bpf_buf_name(req, &r->name, &r->entry->d_name);
-	fuse_bpf_arg_in(req, r->name.size, r->name.data);
+	fuse_bpf_arg_buf(req, &r->name);
 	return 0;
 }
 
@@ -822,8 +824,8 @@ static int fuse_bpf_rename_setup(struct fuse_bpf_req *req)
 		fuse_bpf_arg_in(req, sizeof(r->in), &r->in);
 	fuse_bpf_buf_name(req, &r->old_name, &r->oldent->d_name);
 	fuse_bpf_buf_name(req, &r->new_name, &r->newent->d_name);
-	fuse_bpf_arg_in(req, r->old_name.size, r->old_name.data);
-	fuse_bpf_arg_in(req, r->new_name.size, r->new_name.data);
+	fuse_bpf_arg_buf(req, &r->old_name);
+	fuse_bpf_arg_buf(req, &r->new_name);
 	return 0;
 }
 
@@ -1390,7 +1392,8 @@ static int fuse_bpf_readdir_setup(struct fuse_bpf_req *req)
 	struct fuse_bpf_readdir *r = container_of(req, typeof(*r), req);
 
 	fuse_bpf_arg_in(req, sizeof(r->in), &r->in);
-	fuse_bpf_arg_out(req, sizeof(r->out), &r->out);
+	/* As FUSE_READDIR replies: the records, read for a postfilter */
+	fuse_bpf_arg_out_buf(req, &r->buffer);
 	return 0;
 }
 

@@ -136,6 +136,7 @@ static int fuse_bpf_copy_backing(struct fuse_bpf_req *req)
 				  fuse_bpf_file(f->dst), in->off_out, in->len,
 				  in->flags);
 	f->res = ret;
+	f->out.copy.size = ret > 0 ? ret : 0;
 	return ret < 0 ? ret : 0;
 }
 
@@ -292,7 +293,6 @@ static int fuse_bpf_copy_post(struct fuse_bpf_req *req,
 
 	if (!ops->copy_file_range_postfilter)
 		return 0;
-	f->out.copy.size = f->res > 0 ? f->res : 0;
 	return ops->copy_file_range_postfilter(&req->meta, &f->in.copy,
 					       &f->out.copy);
 }

@@ -287,6 +287,7 @@ struct fuse_ops *bpf_fuse_ops_get_fd(int fd);
 struct fuse_ops *bpf_fuse_ops_tryget(struct fuse_ops *ops);
 void bpf_fuse_ops_put(struct fuse_ops *ops);
 void bpf_fuse_free_buffer(struct fuse_buffer *buf);
+int bpf_fuse_set_buffer(struct fuse_buffer *buf, const void *data, u32 size);
 #endif
 
 #endif /* _BPF_FUSE_H */

@@ -146,7 +146,7 @@ EXPORT_SYMBOL_GPL(bpf_fuse_free_buffer);
  * past the protocol's limit (max_size).  Programs run in atomic context.
  */
 static void *bpf_fuse_get_writable(struct fuse_buffer *buf, u64 size,
-				   bool copy)
+				   bool copy, gfp_t gfp)
 {
 	bool own = !(buf->flags & BPF_FUSE_MUST_ALLOCATE) ||
 		   (buf->flags & BPF_FUSE_ALLOCATED);
@@ -166,7 +166,7 @@ static void *bpf_fuse_get_writable(struct fuse_buffer *buf, u64 size,
 			memset(buf->data + buf->size, 0, size - buf->size);
 		goto done;
 	}
-	data = kzalloc(size ?: 1, GFP_ATOMIC | __GFP_NOWARN);
+	data = kzalloc(size ?: 1, gfp | __GFP_NOWARN);
 	if (!data)
 		return NULL;
 	if (copy)
@@ -181,6 +181,33 @@ done:
 	buf->flags |= BPF_FUSE_MODIFIED;
 	return buf->data;
 }
+
+/**
+ * bpf_fuse_set_buffer - give a fuse_buffer new contents, as a filter may
+ * @buf: the buffer, not read-only
+ * @data: the new contents
+ * @size: their size: the buffer's own, if it has a fixed one
+ *
+ * For the daemon's filters, which answer with the whole argument.
+ *
+ * Return: 0, -E2BIG past the buffer's limit, -ENOMEM.
+ */
+int bpf_fuse_set_buffer(struct fuse_buffer *buf, const void *data, u32 size)
+{
+	void *p;
+
+	if (WARN_ON_ONCE(buf->flags & BPF_FUSE_IMMUTABLE))
+		return -EPERM;
+	if (buf->flags & BPF_FUSE_VARIABLE_SIZE ? size > buf->max_size :
+						  size != buf->size)
+		return -E2BIG;
+	p = bpf_fuse_get_writable(buf, size, false, GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, data, size);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(bpf_fuse_set_buffer);
 
 __bpf_kfunc_start_defs();
 
@@ -199,7 +226,7 @@ __bpf_kfunc void bpf_fuse_get_rw_dynptr(struct fuse_buffer *buffer,
 					u64 size, bool copy)
 {
 	struct bpf_dynptr_kern *ptr = (struct bpf_dynptr_kern *)dynptr__uninit;
-	void *data = bpf_fuse_get_writable(buffer, size, copy);
+	void *data = bpf_fuse_get_writable(buffer, size, copy, GFP_ATOMIC);
 
 	if (!data) {
 		bpf_dynptr_set_null(ptr);

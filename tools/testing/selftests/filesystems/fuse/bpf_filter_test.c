@@ -716,6 +716,11 @@ TEST_F(filter, count_names)
 	s = count_last(skel, FUSE_LOOKUP);
 	EXPECT_EQ(FUSE_ROOT_ID, (long)s.pre_nodeid);
 	EXPECT_EQ(0, s.post_error);
+	/* No lower entry: a negative dentry, and error_in -ENOENT */
+	count_reset(skel);
+	EXPECT_EQ(ENOENT, err_of(stat(MN("missing"), &st)));
+	EXPECT_CALLS(skel, FUSE_LOOKUP, 0);
+	EXPECT_EQ(-ENOENT, count_last(skel, FUSE_LOOKUP).post_error);
 
 	count_reset(skel);
 	EXPECT_EQ(0, mkdir(MN("d"), 0755));
@@ -1036,7 +1041,7 @@ TEST_F(filter, user_without_daemon)
 	mount_view(_metadata, "user");
 
 	EXPECT_EQ(EOPNOTSUPP, err_of(stat(MN("daemon"), &st)));
-	/* The daemon's own filters are not supported yet */
+	/* Nor the daemon's own filters */
 	EXPECT_EQ(EOPNOTSUPP, err_of(stat(MN("user_pre"), &st)));
 	EXPECT_EQ(EOPNOTSUPP, err_of(stat(MN("user_post"), &st)));
 	EXPECT_EQ(0, err_of(stat(MN("plain"), &st)));

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bpf_filter_test: a prefilter that sends lookups to the daemon.  On a
- * no_daemon mount there is none, and the lookup fails with EOPNOTSUPP;
- * so do, for now, the daemon's own pre and postfilters.
+ * bpf_filter_test: a prefilter that sends lookups to the daemon, or to its
+ * own pre and postfilters.  On a no_daemon mount there is none, and the
+ * lookup fails with EOPNOTSUPP.
  */
 #include "fuse_bpf.h"
 
