@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 #include "fuse_bpf_reply.h"
 
@@ -243,6 +244,82 @@ int fuse_bpf_reply_send(int devfd, const struct fuse_bpf_reply *r)
 	if (ret < 0)
 		return -errno;
 	return (size_t)ret == len ? 0 : -EIO;
+}
+
+#ifndef FUSE_PREFILTER
+#define FUSE_PREFILTER		0x10000
+#define FUSE_POSTFILTER		0x20000
+#endif
+
+/**
+ * fuse_bpf_filter_decode() - take a request apart if it is a filter's
+ * @in: the request's header, as read from /dev/fuse
+ * @body: what follows it
+ * @size: its size
+ * @f: filled in
+ *
+ * Return: 0 for a filter request, -ENOENT for another request, -EINVAL
+ * for a filter request too short or with both filter bits.
+ */
+int fuse_bpf_filter_decode(const struct fuse_in_header *in, const void *body,
+			   size_t size, struct fuse_bpf_filter *f)
+{
+	const struct fuse_postfilter_in *post = body;
+	__u32 bits = in->opcode & (FUSE_PREFILTER | FUSE_POSTFILTER);
+
+	if (!bits)
+		return -ENOENT;
+	if (bits == (FUSE_PREFILTER | FUSE_POSTFILTER))
+		return -EINVAL;
+	*f = (struct fuse_bpf_filter) {
+		.opcode = in->opcode & ~bits,
+		.post = bits == FUSE_POSTFILTER,
+		.body = body,
+		.size = size,
+	};
+	if (!f->post)
+		return 0;
+	if (size < sizeof(*post))
+		return -EINVAL;
+	f->error_in = post->error_in;
+	f->body = post + 1;
+	f->size = size - sizeof(*post);
+	return 0;
+}
+
+/**
+ * fuse_bpf_filter_answer() - answer a filter request
+ * @devfd: the /dev/fuse descriptor
+ * @unique: fuse_in_header.unique of the request
+ * @error: 0 or a negative errno: the operation's
+ * @body: NULL to keep the inputs (prefilter) or the result and outputs
+ *	  (postfilter), or the rewritten request (prefilter) or reply
+ *	  (postfilter, after a success only) body
+ * @size: its size
+ *
+ * Return: 0 or -errno, that of the write(): EINVAL for a body the kernel
+ * cannot take (after a failure, or too long).
+ */
+int fuse_bpf_filter_answer(int devfd, __u64 unique, int error,
+			   const void *body, size_t size)
+{
+	struct fuse_out_header hdr = {
+		.len = sizeof(hdr) + (error ? 0 : size),
+		.error = error,
+		.unique = unique,
+	};
+	struct iovec iov[2] = {
+		{ .iov_base = &hdr, .iov_len = sizeof(hdr) },
+		{ .iov_base = (void *)body, .iov_len = error ? 0 : size },
+	};
+	ssize_t ret;
+
+	if (error > 0 || (!error && size && !body))
+		return -EINVAL;
+	ret = writev(devfd, iov, iov[1].iov_len ? 2 : 1);
+	if (ret < 0)
+		return -errno;
+	return (size_t)ret == hdr.len ? 0 : -EIO;
 }
 
 /**

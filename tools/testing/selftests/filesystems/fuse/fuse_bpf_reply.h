@@ -35,6 +35,23 @@
  * the daemon sees no request for them but those in daemon_ops.  See
  * Documentation/filesystems/fuse-bpf.rst, "The daemon in charge".
  *
+ * The daemon's own filters (a fuse_ops prefilter returned
+ * BPF_FUSE_USER_PREFILTER or BPF_FUSE_USER_POSTFILTER) come as requests
+ * whose opcode is the operation's | FUSE_PREFILTER (0x10000) or
+ * FUSE_POSTFILTER (0x20000):
+ *
+ *   prefilter   the operation's request body
+ *   postfilter  struct fuse_postfilter_in   8 bytes  s32 error_in, u32 0
+ *               the operation's request body
+ *               if error_in is 0: the operation's reply body
+ *
+ * Each is answered once, with a fuse_out_header and: an error (the
+ * operation fails with it), nothing (inputs, or result and outputs, stay),
+ * or the body rewritten: the whole request body for a prefilter, the reply
+ * body for a postfilter after a success; same layout, variable-length
+ * arguments within their limits.  fuse_bpf_filter_decode() and
+ * fuse_bpf_filter_answer() below do the framing.
+ *
  * A struct fuse_bpf_reply is the reply itself: its first hdr.len bytes are
  * sent as they are.  Build it with fuse_bpf_reply_init() and the
  * fuse_bpf_reply_*() entry functions, then send it with
@@ -43,6 +60,8 @@
 #ifndef __FUSE_BPF_REPLY_H
 #define __FUSE_BPF_REPLY_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 #include <linux/fuse.h>
 
@@ -67,6 +86,20 @@ int fuse_bpf_reply_send(int devfd, const struct fuse_bpf_reply *r);
 
 struct stat;
 void fuse_bpf_fill_attr(struct fuse_attr *a, const struct stat *st);
+
+/* A request to a filter of the daemon's, decoded */
+struct fuse_bpf_filter {
+	__u32 opcode;		/* the operation's: FUSE_LOOKUP, ... */
+	bool post;		/* a postfilter: error_in, maybe outputs */
+	__s32 error_in;		/* 0 or the lower filesystem's -errno */
+	const void *body;	/* the request body, then any reply body */
+	size_t size;
+};
+
+int fuse_bpf_filter_decode(const struct fuse_in_header *in, const void *body,
+			   size_t size, struct fuse_bpf_filter *f);
+int fuse_bpf_filter_answer(int devfd, __u64 unique, int error,
+			   const void *body, size_t size);
 
 int fuse_bpf_backing_open(int devfd, int fd);
 int fuse_bpf_backing_close(int devfd, int id);

@@ -768,6 +768,22 @@ void fuse_daemon_set_handler(struct fuse_daemon *d, __u32 opcode,
 		d->handlers[opcode] = fn;
 }
 
+/* Counts a request of the daemon's filters; its handler is filter_handler */
+static fuse_daemon_handler_fn count_filter(struct fuse_daemon *d, __u32 op)
+{
+	__u32 base = op & FUSE_DAEMON_OPCODE_MASK;
+
+	if (base < FUSE_DAEMON_NR_OPCODES) {
+		if (op & FUSE_DAEMON_PREFILTER)
+			__atomic_fetch_add(&d->shared->pre[base], 1,
+					   __ATOMIC_SEQ_CST);
+		if (op & FUSE_DAEMON_POSTFILTER)
+			__atomic_fetch_add(&d->shared->post[base], 1,
+					   __ATOMIC_SEQ_CST);
+	}
+	return d->filter_handler;
+}
+
 /* Counts the request, runs its handler and sends an error reply if asked */
 int fuse_daemon_dispatch(struct fuse_daemon *d,
 			 const struct fuse_daemon_req *req)
@@ -782,6 +798,8 @@ int fuse_daemon_dispatch(struct fuse_daemon *d,
 	} else {
 		__atomic_fetch_add(&d->shared->count_other, 1,
 				   __ATOMIC_SEQ_CST);
+		if (op & FUSE_DAEMON_FILTER_BITS)
+			fn = count_filter(d, op);
 	}
 	d->replied = false;
 	/* Opcodes not implemented: the kernel knows -ENOSYS */
@@ -964,6 +982,25 @@ unsigned long fuse_daemon_count(struct fuse_daemon *d, __u32 opcode)
 		return __atomic_load_n(&d->shared->count_other,
 				       __ATOMIC_SEQ_CST);
 	return __atomic_load_n(&d->shared->count[opcode], __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Requests of the daemon's filters seen: @opcode is the operation's with
+ * FUSE_DAEMON_PREFILTER or FUSE_DAEMON_POSTFILTER
+ */
+unsigned long fuse_daemon_filter_count(struct fuse_daemon *d, __u32 opcode)
+{
+	__u32 base = opcode & FUSE_DAEMON_OPCODE_MASK;
+
+	if (base >= FUSE_DAEMON_NR_OPCODES)
+		return 0;
+	if (opcode & FUSE_DAEMON_PREFILTER)
+		return __atomic_load_n(&d->shared->pre[base],
+				       __ATOMIC_SEQ_CST);
+	if (opcode & FUSE_DAEMON_POSTFILTER)
+		return __atomic_load_n(&d->shared->post[base],
+				       __ATOMIC_SEQ_CST);
+	return 0;
 }
 
 /* Waits until at least min requests of opcode were seen */

@@ -16,8 +16,16 @@
  * errno, which is then sent as the reply.  Opcodes without a handler get
  * -ENOSYS.
  *
+ * FUSE-BPF sends the daemon's own filters requests of opcode | FUSE_PREFILTER
+ * or opcode | FUSE_POSTFILTER (FUSE_DAEMON_PREFILTER, FUSE_DAEMON_POSTFILTER
+ * here).  Those all go to d->filter_handler, a handler like the others;
+ * while it is NULL (the default), they get -ENOSYS.
+ *
  * The number of requests seen per opcode is kept in d->shared, memory
- * shared between the test and the serving child.
+ * shared between the test and the serving child: count[] by opcode,
+ * count_other for opcodes >= FUSE_DAEMON_NR_OPCODES (the filter requests
+ * included), and pre[] and post[] for the filter requests, by the opcode
+ * without its filter bits.
  */
 #ifndef __SELFTESTS_FUSE_DAEMON_H
 #define __SELFTESTS_FUSE_DAEMON_H
@@ -32,6 +40,16 @@
 
 /* Size of the handler table and the counters; opcodes above go uncounted */
 #define FUSE_DAEMON_NR_OPCODES	64
+
+/*
+ * Opcode bits of the requests of FUSE-BPF's daemon filters: FUSE_PREFILTER
+ * and FUSE_POSTFILTER of include/uapi/linux/bpf.h, which this header does
+ * not include.
+ */
+#define FUSE_DAEMON_PREFILTER	0x10000
+#define FUSE_DAEMON_POSTFILTER	0x20000
+#define FUSE_DAEMON_FILTER_BITS	(FUSE_DAEMON_PREFILTER | FUSE_DAEMON_POSTFILTER)
+#define FUSE_DAEMON_OPCODE_MASK	0xffff
 
 struct fuse_daemon;
 
@@ -65,6 +83,9 @@ typedef int (*fuse_daemon_handler_fn)(struct fuse_daemon *d,
 struct fuse_daemon_shared {
 	unsigned long count[FUSE_DAEMON_NR_OPCODES];
 	unsigned long count_other;	/* opcodes >= FUSE_DAEMON_NR_OPCODES */
+	/* Filter requests, by opcode & FUSE_DAEMON_OPCODE_MASK */
+	unsigned long pre[FUSE_DAEMON_NR_OPCODES];
+	unsigned long post[FUSE_DAEMON_NR_OPCODES];
 	unsigned long errors;		/* malformed requests, failed replies */
 	__u32 kernel_major;		/* offered in FUSE_INIT */
 	__u32 kernel_minor;
@@ -83,6 +104,8 @@ struct fuse_daemon {
 	size_t max_nodes;
 
 	fuse_daemon_handler_fn handlers[FUSE_DAEMON_NR_OPCODES];
+	/* Requests with FUSE_DAEMON_FILTER_BITS; NULL: -ENOSYS */
+	fuse_daemon_handler_fn filter_handler;
 	struct fuse_daemon_shared *shared;
 
 	/* Settings, change before fuse_daemon_mount() */
@@ -154,6 +177,7 @@ int fuse_daemon_umount(struct fuse_daemon *d);
 
 /* Counters */
 unsigned long fuse_daemon_count(struct fuse_daemon *d, __u32 opcode);
+unsigned long fuse_daemon_filter_count(struct fuse_daemon *d, __u32 opcode);
 bool fuse_daemon_wait_count(struct fuse_daemon *d, __u32 opcode,
 			    unsigned long min, unsigned int timeout_ms);
 

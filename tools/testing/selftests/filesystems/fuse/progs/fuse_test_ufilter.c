@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * daemon_filter_test: prefilters that hand operations to the daemon's own
+ * filters.  Each returns verdict[] of its FUSE opcode, which the test sets
+ * through the skeleton's bss between steps (BPF_FUSE_USER_PREFILTER,
+ * BPF_FUSE_USER_POSTFILTER, or 0, BPF_FUSE_CONTINUE, as loaded).  Lookups
+ * of names starting with "upre_" go to the daemon's prefilter and those of
+ * names starting with "upost_" to its postfilter, whatever the verdict.
+ */
+#include "fuse_bpf.h"
+
+#define NR_VERDICTS	64
+
+__u32 verdict[NR_VERDICTS];
+
+/*
+ * Whether the name in @buf starts with the @len bytes of @pfx: @len is a
+ * constant of the caller, at most FUSE_CMP_MAX.  The size of a name counts
+ * its NUL, which the prefix does not.
+ */
+static __always_inline bool fuse_name_starts(const struct fuse_buffer *buf,
+					     const char *pfx, __u32 len)
+{
+	struct bpf_dynptr p;
+
+	bpf_fuse_get_ro_dynptr(buf, &p);
+	return bpf_dynptr_size(&p) > len && fuse_dynptr_eq(&p, 0, pfx, len);
+}
+
+#define fuse_name_has_prefix(buf, str) \
+	fuse_name_starts(buf, str, sizeof(str) - 1)
+
+SEC("struct_ops/lookup_prefilter")
+__u32 BPF_PROG(ufilter_lookup_pre, const struct bpf_fuse_meta_info *meta,
+	       struct fuse_buffer *name)
+{
+	if (fuse_name_has_prefix(name, "upre_"))
+		return BPF_FUSE_USER_PREFILTER;
+	if (fuse_name_has_prefix(name, "upost_"))
+		return BPF_FUSE_USER_POSTFILTER;
+	return verdict[FUSE_LOOKUP];
+}
+
+SEC("struct_ops/mkdir_prefilter")
+__u32 BPF_PROG(ufilter_mkdir_pre, const struct bpf_fuse_meta_info *meta,
+	       struct fuse_mkdir_in *in, struct fuse_buffer *name)
+{
+	return verdict[FUSE_MKDIR];
+}
+
+SEC("struct_ops/unlink_prefilter")
+__u32 BPF_PROG(ufilter_unlink_pre, const struct bpf_fuse_meta_info *meta,
+	       struct fuse_buffer *name)
+{
+	return verdict[FUSE_UNLINK];
+}
+
+SEC("struct_ops/getattr_prefilter")
+__u32 BPF_PROG(ufilter_getattr_pre, const struct bpf_fuse_meta_info *meta,
+	       struct fuse_getattr_in *in)
+{
+	return verdict[FUSE_GETATTR];
+}
+
+SEC("struct_ops/getxattr_prefilter")
+__u32 BPF_PROG(ufilter_getxattr_pre, const struct bpf_fuse_meta_info *meta,
+	       struct fuse_getxattr_in *in, struct fuse_buffer *name)
+{
+	return verdict[FUSE_GETXATTR];
+}
+
+SEC("struct_ops/setxattr_prefilter")
+__u32 BPF_PROG(ufilter_setxattr_pre, const struct bpf_fuse_meta_info *meta,
+	       struct fuse_setxattr_in *in, struct fuse_buffer *name,
+	       struct fuse_buffer *value)
+{
+	return verdict[FUSE_SETXATTR];
+}
+
+SEC("struct_ops/statfs_prefilter")
+__u32 BPF_PROG(ufilter_statfs_pre, const struct bpf_fuse_meta_info *meta)
+{
+	return verdict[FUSE_STATFS];
+}
+
+SEC("struct_ops/readdir_prefilter")
+__u32 BPF_PROG(ufilter_readdir_pre, const struct bpf_fuse_meta_info *meta,
+	       struct fuse_read_in *in)
+{
+	return verdict[FUSE_READDIR];
+}
+
+SEC(".struct_ops.link")
+struct fuse_ops ufilter_ops = {
+	.lookup_prefilter	= (void *)ufilter_lookup_pre,
+	.mkdir_prefilter	= (void *)ufilter_mkdir_pre,
+	.unlink_prefilter	= (void *)ufilter_unlink_pre,
+	.getattr_prefilter	= (void *)ufilter_getattr_pre,
+	.getxattr_prefilter	= (void *)ufilter_getxattr_pre,
+	.setxattr_prefilter	= (void *)ufilter_setxattr_pre,
+	.statfs_prefilter	= (void *)ufilter_statfs_pre,
+	.readdir_prefilter	= (void *)ufilter_readdir_pre,
+	.name			= "ufilter",
+};
+
+char LICENSE[] SEC("license") = "GPL";
