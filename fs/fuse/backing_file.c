@@ -6,13 +6,15 @@
  * ff->passthrough, so read_iter, write_iter, splice and mmap take the FUSE
  * passthrough path (fs/fuse/passthrough.c over fs/backing-file.c).  The
  * operations here are the rest: flush, fsync, llseek, fallocate,
- * copy_file_range and locks.
+ * copy_file_range and locks, and read_iter for a node whose filter has a
+ * read filter.
  */
 
 #include "fuse_i.h"
 
 #include <linux/file.h>
 #include <linux/filelock.h>
+#include <linux/uio.h>
 
 bool fuse_bpf_open(int *err, struct inode *inode, struct file *file)
 {
@@ -533,5 +535,142 @@ bool fuse_bpf_poll(__poll_t *res, struct file *file, poll_table *wait)
 	if (!S_ISREG(inode->i_mode) || !fuse_bpf_file_backed(file))
 		return false;
 	*res = vfs_poll(fuse_bpf_file(file), wait);
+	return true;
+}
+
+/*
+ * Reads.  A node whose filter has no read filter reads through the FUSE
+ * passthrough path at no cost; one with a read filter runs it on each
+ * read, which may send the read to the daemon: partial passthrough, one
+ * range from the daemon, the rest from the backing file.
+ */
+struct fuse_bpf_read {
+	struct fuse_bpf_req req;
+	struct fuse_read_in in;
+	struct fuse_read_iter_out out;
+	struct kiocb *iocb;
+	struct iov_iter *to;
+	ssize_t res;
+};
+
+static int fuse_bpf_read_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_read *r = container_of(req, typeof(*r), req);
+
+	fuse_bpf_arg_in(req, sizeof(r->in), &r->in);
+	fuse_bpf_arg_out(req, sizeof(r->out), &r->out);
+	return 0;
+}
+
+/* The filters may fail a read or send it on; the range is the caller's */
+static int fuse_bpf_read_pre(struct fuse_bpf_req *req,
+			     const struct fuse_ops *ops)
+{
+	struct fuse_bpf_read *r = container_of(req, typeof(*r), req);
+
+	if (!ops->read_iter_prefilter)
+		return fuse_bpf_no_prefilter(ops->read_iter_postfilter);
+	return ops->read_iter_prefilter(&req->meta, &r->in);
+}
+
+static int fuse_bpf_read_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_read *r = container_of(req, typeof(*r), req);
+
+	r->res = fuse_passthrough_read_iter(r->iocb, r->to);
+	r->out.ret = max_t(ssize_t, r->res, 0);
+	return r->res < 0 ? r->res : 0;
+}
+
+static int fuse_bpf_read_post(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_read *r = container_of(req, typeof(*r), req);
+
+	if (!ops->read_iter_postfilter)
+		return 0;
+	return ops->read_iter_postfilter(&req->meta, &r->in, &r->out);
+}
+
+const struct fuse_bpf_op fuse_bpf_read_op = {
+	.setup = fuse_bpf_read_setup,
+	.prefilter = fuse_bpf_read_pre,
+	.backing = fuse_bpf_read_backing,
+	.postfilter = fuse_bpf_read_post,
+};
+
+/*
+ * A read a filter sent to the daemon: FUSE_READ on the node (introduced
+ * to the daemon by fuse_bpf_run()), up to a request's worth of pages.  The
+ * kernel opened the file: the daemon gets fh 0 and knows the file by its
+ * node id.
+ */
+static ssize_t fuse_bpf_read_daemon(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct file *file = iocb->ki_filp;
+	struct fuse_file *ff = file->private_data;
+	struct fuse_mount *fm = ff->fm;
+	size_t size = min3(iov_iter_count(to), (size_t)fm->fc->max_read,
+			   (size_t)fm->fc->max_pages * PAGE_SIZE);
+	struct fuse_read_in in = {
+		.fh = ff->fh,
+		.offset = iocb->ki_pos,
+		.size = size,
+		.flags = file->f_flags & ~O_CREAT,
+	};
+	struct fuse_args args = {};
+	ssize_t ret;
+	void *buf;
+
+	buf = kvmalloc(size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	args.opcode = FUSE_READ;
+	args.nodeid = get_node_id(file_inode(file));
+	args.in_numargs = 1;
+	args.in_args[0].size = sizeof(in);
+	args.in_args[0].value = &in;
+	args.out_numargs = 1;
+	args.out_argvar = true;
+	args.out_args[0].size = size;
+	args.out_args[0].value = buf;
+	ret = fuse_simple_request(fm, &args);
+	if (ret > 0) {
+		if (copy_to_iter(buf, ret, to) != ret)
+			ret = -EFAULT;
+		else
+			iocb->ki_pos += ret;
+	}
+	kvfree(buf);
+	return ret;
+}
+
+bool fuse_bpf_read_iter(ssize_t *res, struct kiocb *iocb, struct iov_iter *to)
+{
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
+	struct fuse_bpf_read r = {
+		.req = FUSE_BPF_REQ(FUSE_READ, inode),
+		.in = {
+			.offset = iocb->ki_pos,
+			.size = min_t(size_t, iov_iter_count(to), U32_MAX),
+			.flags = file->f_flags,
+		},
+		.iocb = iocb,
+		.to = to,
+	};
+	struct fuse_ops *ops;
+	int err;
+
+	if (!fuse_bpf_file_backed(file) || !iov_iter_count(to))
+		return false;
+	ops = fuse_bpf_node_ops(inode);
+	if (!ops || (!ops->read_iter_prefilter && !ops->read_iter_postfilter))
+		return false;
+	err = fuse_bpf_run(&r.req);
+	if (err == FUSE_BPF_FALLBACK)
+		*res = fuse_bpf_read_daemon(iocb, to);
+	else
+		*res = err ?: r.res;
 	return true;
 }

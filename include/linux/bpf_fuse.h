@@ -52,7 +52,7 @@ struct fuse_read_out {
 	u32 padding;
 };
 
-/* Filters of read and write: not called yet (see the documentation). */
+/* A read's result, for its postfilter; write filters are not called yet */
 struct fuse_read_iter_out {
 	u64 ret;
 };

@@ -482,6 +482,19 @@ static u32 stub_lseek_postfilter(const struct bpf_fuse_meta_info *m,
 	return 0;
 }
 
+static u32 stub_read_iter_prefilter(const struct bpf_fuse_meta_info *m,
+				    struct fuse_read_in *in)
+{
+	return 0;
+}
+
+static u32 stub_read_iter_postfilter(const struct bpf_fuse_meta_info *m,
+				     const struct fuse_read_in *in,
+				     struct fuse_read_iter_out *out)
+{
+	return 0;
+}
+
 static u32 stub_copy_file_range_prefilter(const struct bpf_fuse_meta_info *m,
 					  struct fuse_copy_file_range_in *in)
 {
@@ -813,6 +826,8 @@ static struct fuse_ops bpf_fuse_ops_stubs = {
 	.flush_postfilter = stub_flush_postfilter,
 	.lseek_prefilter = stub_lseek_prefilter,
 	.lseek_postfilter = stub_lseek_postfilter,
+	.read_iter_prefilter = stub_read_iter_prefilter,
+	.read_iter_postfilter = stub_read_iter_postfilter,
 	.copy_file_range_prefilter = stub_copy_file_range_prefilter,
 	.copy_file_range_postfilter = stub_copy_file_range_postfilter,
 	.fsync_prefilter = stub_fsync_prefilter,

@@ -11,11 +11,12 @@
  *
  * The filter is progs/fuse_test_ufilter.c, registered as "ufilter" and
  * given with root_bpf= to a mount with both a daemon (fd=) and root_dir=
- * of a tmpfs lower (f, g, d/x).  Its prefilters return what the test writes
- * into its verdict[], by opcode; lookups of names "upre_*" and "upost_*" go
- * to the daemon's prefilter and postfilter whatever verdict[] says.  The
- * daemon is the raw /dev/fuse one of fuse_daemon.c, with nodes f, g, d/x of
- * its own for the kernel to introduce.  Its filter handler records every
+ * of a tmpfs lower (f, g, d/x, p).  Its prefilters return what the test
+ * writes into its verdict[], by opcode; lookups of names "upre_*" and
+ * "upost_*" go to the daemon's prefilter and postfilter whatever verdict[]
+ * says, and reads below read_daemon_below to the daemon.  The daemon is the
+ * raw /dev/fuse one of fuse_daemon.c, with nodes f, g, d/x, p of its own
+ * for the kernel to introduce.  Its filter handler records every
  * request (opcode, node id, caller, error_in, name, body) in shared memory
  * and answers as the rule the test set for the opcode and name says:
  * nothing, an error, a body given, the request's own body rewritten, or no
@@ -50,6 +51,9 @@
  *   daemon's write() with EINVAL and the operation with EIO.
  * - subdir_node_introduced: nodes the kernel made are introduced by
  *   LOOKUPs before the filter request, which carries the daemon's id.
+ * - read_partial_passthrough: a read filter sends one page of a file to
+ *   the daemon and leaves the other to the lower file.
+ * - read_postfilter: the daemon's postfilter of a read fails it.
  * - abort_mid_filter: the connection aborted while the daemon holds a
  *   filter request: the caller gets the connection's error, no hang.
  *
@@ -68,6 +72,7 @@
 #include <bpf/libbpf.h>
 
 #include "passthrough.h"
+#include "fuse_bpf_reply.h"
 #include "fuse_daemon.h"
 #include "fuse_test_ufilter.skel.h"
 
@@ -88,17 +93,13 @@
 #define BPF_FUSE_USER_POSTFILTER	4
 #endif
 
-/* struct fuse_postfilter_in: the head of a postfilter request's body */
-struct test_postfilter_in {
-	__s32 error_in;
-	__u32 padding;
-};
-
-#define PIN		sizeof(struct test_postfilter_in)
+/* The head of a postfilter request's body */
+#define PIN		sizeof(struct fuse_postfilter_in)
 
 #define LOWER_F		"lower-f"
 #define LOWER_G		"lower-g"
 #define LOWER_X		"lower-x"
+#define PAGE		4096			/* of p, lower and daemon's */
 #define DAEMON_DATA	"the daemon's own data"	/* never shown */
 #define SHOWN_SIZE	4242
 #define DAEMON_INO	4242
@@ -245,26 +246,21 @@ static ssize_t name_offset(__u32 op, const char *in, size_t len)
 	return NO_NAME;
 }
 
-/* Takes the request apart: false if it does not parse */
+/* Takes the request apart (fuse_bpf_reply.h): false if it does not parse */
 static bool freq_parse(const struct fuse_daemon_req *req, struct freq *f)
 {
-	struct test_postfilter_in post;
+	struct fuse_bpf_filter bf;
 	ssize_t off;
 
 	memset(f, 0, sizeof(*f));
 	f->req = req;
 	f->opcode = req->hdr->opcode;
-	f->op = f->opcode & FUSE_DAEMON_OPCODE_MASK;
-	f->in = req->arg;
-	f->len = req->arglen;
-	if (f->opcode & FUSE_POSTFILTER) {
-		if (f->len < sizeof(post))
-			return false;
-		memcpy(&post, f->in, sizeof(post));
-		f->error_in = post.error_in;
-		f->in += sizeof(post);
-		f->len -= sizeof(post);
-	}
+	if (fuse_bpf_filter_decode(req->hdr, req->arg, req->arglen, &bf))
+		return false;
+	f->op = bf.opcode;
+	f->error_in = bf.error_in;
+	f->in = bf.body;
+	f->len = bf.size;
 	off = name_offset(f->op, f->in, f->len);
 	if (off == NO_NAME)
 		return true;
@@ -584,6 +580,8 @@ static int recorder(struct fuse_daemon *d, const struct fuse_daemon_req *req)
 
 	bump(&s->started);
 	note_nodeid(s, req->hdr->nodeid);
+	if (op == FUSE_READ)
+		record(s, req);
 	if (op == FUSE_LOOKUP) {
 		w = record(s, req);
 		if (req->arglen && memchr(name, '\0', req->arglen))
@@ -603,8 +601,10 @@ FIXTURE(ufilter) {
 	struct shm *s;
 	struct fuse_test_ufilter *skel;
 	struct bpf_link *link;
-	__u64 id_f, id_g, id_d, id_x;
+	__u64 id_f, id_g, id_d, id_x, id_p;
 	unsigned long taint;
+	char lower_p[2 * PAGE + 1];	/* a string: 2 pages and a NUL */
+	char daemon_p[2 * PAGE];
 };
 
 /* Sets the answer to @opcode for @name ("" for any) */
@@ -802,8 +802,9 @@ static int abort_conn(const char *mnt)
 } while (0)
 
 /*
- * The lower: f, g, d/x.  The daemon's tree: f, g, d/x too, of its own
- * data, for the kernel to introduce the nodes it made.  The filter is
+ * The lower: f, g, d/x, and p (two pages of 'L').  The daemon's tree: f,
+ * g, d/x and p (two pages of 'D') too, of its own data, for the kernel to
+ * introduce the nodes it made.  The filter is
  * registered, the mount made and its FUSE_INIT answered; verdict[] is
  * BPF_FUSE_CONTINUE for every opcode, and the daemon answers every filter
  * request with an empty body, until the test says otherwise.
@@ -826,6 +827,9 @@ FIXTURE_SETUP(ufilter)
 	ASSERT_EQ(0, pt_write_file(LO("g"), LOWER_G, 0644));
 	ASSERT_EQ(0, mkdir(LO("d"), 0755));
 	ASSERT_EQ(0, pt_write_file(LO("d/x"), LOWER_X, 0644));
+	memset(self->lower_p, 'L', 2 * PAGE);
+	memset(self->daemon_p, 'D', sizeof(self->daemon_p));
+	ASSERT_EQ(0, pt_write_file(LO("p"), self->lower_p, 0644));
 
 	self->s = mmap(NULL, sizeof(*self->s), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -853,6 +857,10 @@ FIXTURE_SETUP(ufilter)
 	self->id_x = fuse_daemon_add_file(d, self->id_d, "x", 0644,
 					  DAEMON_DATA, strlen(DAEMON_DATA));
 	ASSERT_NE(0ULL, self->id_x);
+	self->id_p = fuse_daemon_add_file(d, FUSE_ROOT_ID, "p", 0644,
+					  self->daemon_p,
+					  sizeof(self->daemon_p));
+	ASSERT_NE(0ULL, self->id_p);
 	for (op = 0; op < FUSE_DAEMON_NR_OPCODES; op++) {
 		inner[op] = d->handlers[op];
 		if (inner[op])
@@ -982,7 +990,7 @@ TEST_F(ufilter, lookup_prefilter_error)
 TEST_F(ufilter, lookup_postfilter_sees_error_in)
 {
 	__u32 opcode = FUSE_LOOKUP | FUSE_POSTFILTER;
-	struct test_postfilter_in pin;
+	struct fuse_postfilter_in pin;
 	struct fuse_entry_out entry;
 	const struct seen *w;
 	struct stat st, lst;
@@ -1115,7 +1123,7 @@ TEST_F(ufilter, readdir_postfilter_adds_entry)
 
 	self->skel->bss->verdict[FUSE_READDIR] = BPF_FUSE_USER_POSTFILTER;
 	rule_rewrite(self->s, opcode, "", DAEMON_NAME);
-	EXPECT_NAMES("d f " DAEMON_NAME " g ", PT_MNT);
+	EXPECT_NAMES("d f " DAEMON_NAME " g p ", PT_MNT);
 
 	dir = opendir(PT_MNT);
 	ASSERT_NE(NULL, dir);
@@ -1128,7 +1136,7 @@ TEST_F(ufilter, readdir_postfilter_adds_entry)
 	}
 	closedir(dir);
 	EXPECT_TRUE(found);
-	EXPECT_NAMES("d f g ", PT_LOWER);
+	EXPECT_NAMES("d f g p ", PT_LOWER);
 
 	ASSERT_TRUE(quiesce(self->s));
 	for (i = 0; i < NR_SEEN && i < self->s->nr_seen; i++) {
@@ -1484,6 +1492,76 @@ TEST_F(ufilter, subdir_node_introduced)
 	EXPECT_EQ(self->id_d, w->nodeid);
 	EXPECT_EQ(3, count_seen(self->s, opcode, NULL));
 	EXPECT_EQ(0UL, load(&self->s->kernel_ids));
+}
+
+/* ------------------------------------------------------------------ */
+/* Reads                                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Partial passthrough: a read filter sends reads of the first page of p
+ * to the daemon (BPF_FUSE_USER) and leaves the rest to the lower file.
+ * The daemon gets FUSE_READ with its own node id of p (introduced first)
+ * for that page only; the kernel opened the file, so the fh is 0.
+ */
+TEST_F(ufilter, read_partial_passthrough)
+{
+	char buf[PAGE];
+	struct fuse_read_in in;
+	const struct seen *w;
+	int fd;
+
+	self->skel->bss->read_daemon_below = PAGE;
+	fd = open(MN("p"), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(PAGE, pread(fd, buf, PAGE, 0));
+	EXPECT_EQ(0, memcmp(buf, self->daemon_p, PAGE))
+		TH_LOG("page 0 is not the daemon's: %.8s", buf);
+	ASSERT_EQ(PAGE, pread(fd, buf, PAGE, PAGE));
+	EXPECT_EQ(0, memcmp(buf, self->lower_p + PAGE, PAGE))
+		TH_LOG("page 1 is not the lower file's: %.8s", buf);
+	/* Past the end, from the lower file too */
+	EXPECT_EQ(0, pread(fd, buf, PAGE, 2 * PAGE));
+	close(fd);
+
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(1, count_seen(self->s, FUSE_READ, NULL));
+	w = last_seen(self->s, FUSE_READ, NULL);
+	ASSERT_NE(NULL, w);
+	EXPECT_EQ(self->id_p, w->nodeid);
+	ASSERT_TRUE(body_get(w, 0, &in, sizeof(in)));
+	EXPECT_EQ(0ULL, in.fh);
+	EXPECT_EQ(0ULL, in.offset);
+	EXPECT_EQ((__u32)PAGE, in.size);
+}
+
+/*
+ * The daemon's postfilter of a read the lower file served: its errno is
+ * the read's; its empty answer keeps the data.
+ */
+TEST_F(ufilter, read_postfilter)
+{
+	__u32 opcode = FUSE_READ | FUSE_POSTFILTER;
+	const struct seen *w;
+	char buf[PAGE];
+	int fd;
+
+	self->skel->bss->verdict[FUSE_READ] = BPF_FUSE_USER_POSTFILTER;
+	fd = open(MN("p"), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(PAGE, pread(fd, buf, PAGE, PAGE));
+	EXPECT_EQ(0, memcmp(buf, self->lower_p + PAGE, PAGE));
+	rule_error(self->s, opcode, "", EPERM);
+	EXPECT_EQ(EPERM, err_of(pread(fd, buf, PAGE, 0)));
+	close(fd);
+
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(2, count_seen(self->s, opcode, NULL));
+	w = last_seen(self->s, opcode, NULL);
+	ASSERT_NE(NULL, w);
+	EXPECT_EQ(self->id_p, w->nodeid);
+	EXPECT_EQ(0, w->error_in);
+	EXPECT_EQ(0, count_seen(self->s, FUSE_READ, NULL));
 }
 
 /*
