@@ -29,6 +29,7 @@ struct fuse_bpf_entry {
 	struct fuse_bpf_entry_out out[FUSE_BPF_MAX_ENTRIES];
 	struct path backing;
 	struct fuse_ops *ops;
+	struct fuse_ops *parent_ops;	/* a new backed node's, if no filter */
 	u64 daemon_ops;
 	u8 backing_action;
 	u8 bpf_action;

@@ -80,6 +80,8 @@ void fuse_bpf_entry_put(struct fuse_bpf_entry *e)
 	e->backing.mnt = NULL;
 	bpf_fuse_ops_put(e->ops);
 	e->ops = NULL;
+	bpf_fuse_ops_put(e->parent_ops);
+	e->parent_ops = NULL;
 	e->backing_action = FUSE_BPF_KEEP;
 	e->bpf_action = FUSE_BPF_KEEP;
 	e->daemon_ops = 0;
@@ -279,6 +281,29 @@ static int fuse_bpf_entry_one(struct fuse_conn *fc, struct fuse_bpf_entry *e,
 	}
 }
 
+/*
+ * The filter of the directory a request was made in (a LOOKUP's, a
+ * MKDIR's...), which a node it gives a backing and no filter entry
+ * inherits, as nodes the kernel makes do.  A directory the kernel made and
+ * introduced to the daemon is not found by its node id: its children
+ * inherit nothing.
+ */
+static struct fuse_ops *fuse_bpf_parent_ops(struct fuse_conn *fc, u64 nodeid)
+{
+	struct fuse_ops *ops;
+	struct inode *dir;
+
+	/* As the daemon's notifications find their inodes */
+	down_read(&fc->killsb);
+	dir = fuse_ilookup(fc, nodeid, NULL);
+	up_read(&fc->killsb);
+	if (!dir)
+		return NULL;
+	ops = bpf_fuse_ops_tryget(fuse_bpf_node_ops(dir));
+	iput(dir);
+	return ops;
+}
+
 /**
  * fuse_bpf_entry_reply - check and resolve the entries of a LOOKUP reply
  * @fc: the connection
@@ -310,6 +335,9 @@ int fuse_bpf_entry_reply(struct fuse_conn *fc, struct fuse_args *args,
 		err = -EINVAL;
 	if (err)
 		fuse_bpf_entry_put(e);
+	else if (e->backing_action == FUSE_BPF_SET &&
+		 e->bpf_action == FUSE_BPF_KEEP)
+		e->parent_ops = fuse_bpf_parent_ops(fc, args->nodeid);
 	return err;
 }
 
@@ -353,6 +381,9 @@ bool fuse_bpf_entry_replaces(struct inode *inode, struct fuse_bpf_entry *e)
 	if (e->bpf_action == FUSE_BPF_KEEP && fi->bpf_ops) {
 		e->ops = bpf_fuse_ops_tryget(fi->bpf_ops);
 		e->bpf_action = FUSE_BPF_SET;
+	} else if (e->bpf_action == FUSE_BPF_KEEP) {
+		/* A node without a filter does not inherit one by a change */
+		e->bpf_action = FUSE_BPF_REMOVE;
 	}
 	return true;
 }
@@ -379,6 +410,10 @@ bool fuse_bpf_entry_attach(struct inode *inode, struct fuse_bpf_entry *e)
 	}
 	if (e->backing_action != FUSE_BPF_SET)
 		return false;
+	if (e->bpf_action == FUSE_BPF_KEEP) {
+		fi->bpf_ops = e->parent_ops;
+		e->parent_ops = NULL;
+	}
 	fi->backing_path.dentry = e->backing.dentry;
 	fi->bpf_daemon_ops = e->daemon_ops;
 	mnt = e->backing.mnt;

@@ -51,6 +51,8 @@
  *   daemon's write() with EINVAL and the operation with EIO.
  * - subdir_node_introduced: nodes the kernel made are introduced by
  *   LOOKUPs before the filter request, which carries the daemon's id.
+ * - mkdir_reply_inherits_filter: a directory the daemon makes and backs
+ *   inherits its parent's filter, unless its reply removes it.
  * - read_partial_passthrough: a read filter sends one page of a file to
  *   the daemon and leaves the other to the lower file.
  * - read_postfilter: the daemon's postfilter of a read fails it.
@@ -75,6 +77,10 @@
 #include "fuse_bpf_reply.h"
 #include "fuse_daemon.h"
 #include "fuse_test_ufilter.skel.h"
+
+#ifndef FUSE_PASSTHROUGH
+#define FUSE_PASSTHROUGH	_BITULL(37)
+#endif
 
 /* include/uapi/linux/bpf.h of the series: not in older headers */
 #ifndef FUSE_PREFILTER
@@ -160,6 +166,8 @@ struct shm {
 	unsigned long kernel_ids;	/* kernel-made node ids seen */
 	unsigned long bad;		/* filter requests that did not parse */
 	unsigned long hung;		/* ANS_HANG requests held */
+	int mkdir_err;			/* of the last MKDIR reply sent */
+	__u64 mkdir_id;			/* the node id it gave */
 };
 
 static void bump(unsigned long *counter)
@@ -563,6 +571,52 @@ static int filter(struct fuse_daemon *d, const struct fuse_daemon_req *req)
 	return ret;
 }
 
+/*
+ * MKDIR, which ufilter sends to the daemon when verdict[FUSE_MKDIR] is
+ * BPF_FUSE_USER: the daemon makes the directory on the lower itself and
+ * answers with a node of its own backed by it (fuse_bpf_reply.h), without
+ * a filter entry, or, for names starting with "drop_", with
+ * FUSE_ENTRY_REMOVE_BPF.
+ */
+static int entry_mkdir(struct fuse_daemon *d,
+		       const struct fuse_daemon_req *req)
+{
+	const struct fuse_mkdir_in *in = req->arg;
+	const char *name = (const char *)(in + 1);
+	struct fuse_entry_out entry = { 0 };
+	struct shm *s = d->priv;
+	struct fuse_bpf_reply r;
+	char path[PATH_MAX];
+	__u64 id;
+	int fd;
+
+	if (req->arglen <= sizeof(*in) ||
+	    !memchr(name, '\0', req->arglen - sizeof(*in)))
+		return bad_request(d);
+	snprintf(path, sizeof(path), "%s/%s", PT_LOWER, name);
+	if (mkdir(path, in->mode & ~in->umask & 07777))
+		return -errno;
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	id = fuse_daemon_add_dir(d, req->hdr->nodeid, name, in->mode & 07777);
+	if (!id) {
+		close(fd);
+		return -ENOMEM;
+	}
+	fuse_daemon_fill_entry(d, fuse_daemon_node(d, id), &entry);
+	fuse_bpf_reply_init(&r, req->hdr->unique, &entry);
+	s->mkdir_err = fuse_bpf_reply_backing_fd(&r, fd, 0);
+	if (!s->mkdir_err && !strncmp(name, "drop_", 5))
+		s->mkdir_err = fuse_bpf_reply_remove_bpf(&r);
+	if (!s->mkdir_err)
+		s->mkdir_err = fuse_bpf_reply_send(d->fd, &r);
+	close(fd);
+	s->mkdir_id = id;
+	d->replied = true;
+	return s->mkdir_err;
+}
+
 /* The handlers under the recorder, by opcode */
 static fuse_daemon_handler_fn inner[FUSE_DAEMON_NR_OPCODES];
 
@@ -861,6 +915,9 @@ FIXTURE_SETUP(ufilter)
 					  self->daemon_p,
 					  sizeof(self->daemon_p));
 	ASSERT_NE(0ULL, self->id_p);
+	d->init_flags |= FUSE_PASSTHROUGH;
+	d->max_stack_depth = 1;
+	d->handlers[FUSE_MKDIR] = entry_mkdir;
 	for (op = 0; op < FUSE_DAEMON_NR_OPCODES; op++) {
 		inner[op] = d->handlers[op];
 		if (inner[op])
@@ -1492,6 +1549,60 @@ TEST_F(ufilter, subdir_node_introduced)
 	EXPECT_EQ(self->id_d, w->nodeid);
 	EXPECT_EQ(3, count_seen(self->s, opcode, NULL));
 	EXPECT_EQ(0UL, load(&self->s->kernel_ids));
+}
+
+/* ------------------------------------------------------------------ */
+/* Filters of nodes the daemon makes                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A directory the daemon makes (ufilter sends it the MKDIR) and backs in
+ * its reply inherits the filter of the directory it was made in, as the
+ * kernel's own nodes do; one it answers with FUSE_ENTRY_REMOVE_BPF has
+ * none.  Seen by the lookups of "upre_x" in each: the inherited filter
+ * sends them to the daemon's prefilter (which fails them), and without a
+ * filter they are plain lookups on the lower directory.
+ */
+TEST_F(ufilter, mkdir_reply_inherits_filter)
+{
+	__u32 opcode = FUSE_LOOKUP | FUSE_PREFILTER;
+	const struct seen *w;
+	struct stat st;
+	__u64 id_kept;
+	int n;
+
+	self->skel->bss->verdict[FUSE_MKDIR] = BPF_FUSE_USER;
+	rule_error(self->s, opcode, "upre_x", EACCES);
+	ASSERT_EQ(0, mkdir(MN("kept"), 0750))
+		TH_LOG("mkdir kept: %s", strerror(errno));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, self->s->mkdir_err);
+	id_kept = self->s->mkdir_id;
+	ASSERT_EQ(0, mkdir(MN("drop_it"), 0750))
+		TH_LOG("mkdir drop_it: %s", strerror(errno));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, self->s->mkdir_err);
+	EXPECT_EQ(2UL, fuse_daemon_count(self->d, FUSE_MKDIR));
+	ASSERT_EQ(0, stat(LO("kept"), &st));
+	EXPECT_EQ(0750U, st.st_mode & 07777);
+
+	/* Both backed by the lower directories the daemon made */
+	ASSERT_EQ(0, pt_write_file(LO("kept/f"), "k", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("drop_it/f"), "d", 0644));
+	EXPECT_FILE("k", MN("kept/f"));
+	EXPECT_FILE("d", MN("drop_it/f"));
+
+	EXPECT_EQ(EACCES, err_of(stat(MN("kept/upre_x"), &st)));
+	ASSERT_TRUE(quiesce(self->s));
+	w = last_seen(self->s, opcode, "upre_x");
+	ASSERT_NE(NULL, w)
+		TH_LOG("kept did not inherit the filter");
+	EXPECT_EQ(id_kept, w->nodeid);
+	n = count_seen(self->s, opcode, "upre_x");
+	EXPECT_EQ(ENOENT, err_of(stat(MN("drop_it/upre_x"), &st)));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(n, count_seen(self->s, opcode, "upre_x"))
+		TH_LOG("drop_it kept a filter");
 }
 
 /* ------------------------------------------------------------------ */
