@@ -49,6 +49,8 @@
  *   kernel made reaches the daemon with a node id of the daemon's.
  * - racing_excl_creates_one_winner: O_EXCL creates racing in a backed
  *   directory.
+ * - readdirplus_never_overrides_backing: READDIRPLUS entries keep a
+ *   backed node's attributes, and one of node id 0 makes no dentry.
  *
  * Each test runs as root in a mount namespace of its own, on a tmpfs over
  * /tmp.  A kernel warning during a test fails it.
@@ -442,6 +444,75 @@ static int entry_lookup(struct fuse_daemon *d,
 	if (node->nodeid < NR_IDS)
 		bump(&s->looked_up[node->nodeid], taken);
 	return 0;
+}
+
+/*
+ * READDIRPLUS of the root: its children with the daemon's own attributes,
+ * and "zero", with node id 0, which must make no dentry.  Each entry with
+ * a node id gives the kernel a lookup, counted as LOOKUP's are.  Listed
+ * from the start in one reply, no "." or "..".
+ */
+#define ZERO_NAME	"zero"
+
+static bool add_direntplus(char *buf, size_t size, size_t *used,
+			   const struct fuse_entry_out *entry, const char *name,
+			   __u32 type, __u64 off)
+{
+	struct fuse_direntplus *dp = (void *)(buf + *used);
+	size_t namelen = strlen(name);
+	size_t reclen = FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET_DIRENTPLUS +
+					  namelen);
+
+	if (reclen > size - *used)
+		return false;
+	dp->entry_out = *entry;
+	dp->dirent.ino = entry->nodeid ?: 999;
+	dp->dirent.off = off;
+	dp->dirent.namelen = namelen;
+	dp->dirent.type = type;
+	memcpy(dp->dirent.name, name, namelen);
+	*used += reclen;
+	return true;
+}
+
+static int entry_readdirplus(struct fuse_daemon *d,
+			     const struct fuse_daemon_req *req)
+{
+	const struct fuse_read_in *in = fuse_daemon_req_arg(d, req,
+							    sizeof(*in));
+	struct fuse_entry_out entry = { 0 };
+	struct fuse_daemon_node *node;
+	struct shm *s = d->priv;
+	size_t size, used = 0, i;
+	__u64 idx = 0;
+	char *buf;
+	int ret;
+
+	if (!in || req->hdr->nodeid != FUSE_ROOT_ID)
+		return -EINVAL;
+	if (in->offset)
+		return fuse_daemon_reply(d, req, NULL, 0);
+	size = in->size < d->bufsize ? in->size : d->bufsize;
+	buf = calloc(1, size);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 1; i < d->nr_nodes; i++) {
+		node = d->nodes[i];
+		if (node->parent != FUSE_ROOT_ID)
+			continue;
+		fuse_daemon_fill_entry(d, node, &entry);
+		if (!add_direntplus(buf, size, &used, &entry, node->name,
+				    (node->mode & S_IFMT) >> 12, ++idx))
+			break;
+		node->nlookup++;
+		if (node->nodeid < NR_IDS)
+			bump(&s->looked_up[node->nodeid], 1);
+	}
+	memset(&entry, 0, sizeof(entry));
+	add_direntplus(buf, size, &used, &entry, ZERO_NAME, DT_REG, ++idx);
+	ret = fuse_daemon_reply(d, req, buf, used);
+	free(buf);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1890,6 +1961,48 @@ TEST_F(entry, bpf_filter_by_fd)
 	EXPECT_EQ(0, fuse_daemon_umount(self->d));
 	bpf_link__destroy(link);
 	fuse_readonly__destroy(skel);
+}
+
+/*
+ * READDIRPLUS never overrides a backing: the root's listing names "a",
+ * which a LOOKUP reply backed, with the daemon's own attributes; "a"
+ * keeps the lower directory's mode and contents.  An entry with node id 0
+ * makes no dentry: its name is looked up again.
+ */
+TEST_F(entry, readdirplus_never_overrides_backing)
+{
+	unsigned long lookups;
+	struct stat st;
+	struct plan *p;
+
+	self->d->init_flags |= FUSE_DO_READDIRPLUS;
+	inner[FUSE_READDIRPLUS] = entry_readdirplus;
+	self->d->handlers[FUSE_READDIRPLUS] = recorder;
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	daemon_up(_metadata, self);
+
+	ASSERT_EQ(0, stat(IN_MNT("a"), &st));
+	EXPECT_EQ((unsigned int)LOWER_MODE_A, st.st_mode & 07777);
+	EXPECT_NAMES("a b c file g " ZERO_NAME " ", self->mnt);
+	EXPECT_LT(0UL, fuse_daemon_count(self->d, FUSE_READDIRPLUS))
+		TH_LOG("the root was not listed with READDIRPLUS");
+	ASSERT_EQ(0, stat(IN_MNT("a"), &st));
+	EXPECT_EQ((unsigned int)LOWER_MODE_A, st.st_mode & 07777)
+		TH_LOG("READDIRPLUS gave a the daemon's mode %o",
+		       st.st_mode & 07777);
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
+	EXPECT_EQ(0UL, self->s->req_on[self->id_a]);
+	/* The daemon's own nodes take its attributes, as on any mount */
+	ASSERT_EQ(0, stat(IN_MNT("file"), &st));
+	EXPECT_EQ((off_t)strlen(DAEMON_FILE), st.st_size);
+
+	lookups = fuse_daemon_count(self->d, FUSE_LOOKUP);
+	EXPECT_EQ(ENOENT, stat(IN_MNT(ZERO_NAME), &st) ? errno : 0);
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_LT(lookups, fuse_daemon_count(self->d, FUSE_LOOKUP))
+		TH_LOG("node id 0 made a dentry");
+	expect_all_forgotten(_metadata, self);
 }
 
 TEST_HARNESS_MAIN
