@@ -287,6 +287,7 @@ static int fuse_bpf_setattr_setup(struct fuse_bpf_req *req)
 	in->mtime = attr->ia_mtime.tv_sec;
 	in->mtimensec = attr->ia_mtime.tv_nsec;
 	fuse_bpf_arg_in(req, sizeof(*in), in);
+	fuse_bpf_arg_out(req, sizeof(s->out), &s->out);
 	return 0;
 }
 
@@ -339,6 +340,8 @@ static int fuse_bpf_setattr_backing(struct fuse_bpf_req *req)
 	inode_unlock(linode);
 	if (s->attr.ia_valid & ATTR_SIZE)
 		put_write_access(linode);
+	if (!err && req->post)
+		fuse_bpf_fill_attr(linode, &s->out.attr);
 	return err;
 }
 
@@ -369,7 +372,6 @@ static int fuse_bpf_setattr_post(struct fuse_bpf_req *req,
 
 	if (!ops->setattr_postfilter)
 		return 0;
-	fuse_bpf_fill_attr(fuse_bpf_inode(req->inode), &s->out.attr);
 	return ops->setattr_postfilter(&req->meta, &s->in, &s->out);
 }
 

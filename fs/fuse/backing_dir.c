@@ -334,6 +334,10 @@ static int fuse_bpf_make_setup(struct fuse_bpf_req *req)
 	fuse_bpf_arg_buf(req, &m->name);
 	if (m->symlink)
 		fuse_bpf_arg_buf(req, &m->target);
+	/* As the daemon's reply would carry them */
+	fuse_bpf_arg_out(req, sizeof(m->entry_out), &m->entry_out);
+	if (req->args.opcode == FUSE_CREATE)
+		fuse_bpf_arg_out(req, sizeof(m->open_out), &m->open_out);
 	return 0;
 }
 

@@ -42,6 +42,8 @@
  *   the one the lower stores.
  * - mkdir_prefilter_rewrites_name: the lower directory gets the daemon's
  *   name.
+ * - mkdir_postfilter_sees_entry: the postfilter sees the entry of the
+ *   directory made, and its errno fails the mkdir.
  * - unlink_prefilter_denies: the daemon's errno keeps the lower file.
  * - statfs_postfilter_errno: the daemon fails a statfs the lower served.
  * - bad_prefilter_replies: a name is checked as a BPF filter's rewrite
@@ -1353,6 +1355,39 @@ TEST_F(ufilter, mkdir_prefilter_rewrites_name)
 	ASSERT_TRUE(body_get(w, 0, &in, sizeof(in)));
 	EXPECT_EQ(0750U, in.mode & 07777);
 	EXPECT_TRUE(w->rewrote);
+	EXPECT_TAKEN(w);
+}
+
+/*
+ * MKDIR | FUSE_POSTFILTER: the daemon sees the fuse_entry_out of the
+ * directory the lower made, as a MKDIR reply carries it; its errno fails
+ * the mkdir, which the lower has done all the same.
+ */
+TEST_F(ufilter, mkdir_postfilter_sees_entry)
+{
+	__u32 opcode = FUSE_MKDIR | FUSE_POSTFILTER;
+	struct fuse_entry_out entry;
+	const struct seen *w;
+	struct stat st;
+	size_t off;
+
+	self->skel->bss->verdict[FUSE_MKDIR] = BPF_FUSE_USER_POSTFILTER;
+	rule_error(self->s, opcode, "failed", EPERM);
+	ASSERT_EQ(0, mkdir(MN("seen"), 0710))
+		TH_LOG("mkdir seen: %s", strerror(errno));
+	EXPECT_EQ(EPERM, err_of(mkdir(MN("failed"), 0700)));
+	EXPECT_EQ(0, stat(LO("failed"), &st));
+
+	ASSERT_TRUE(quiesce(self->s));
+	w = last_seen(self->s, opcode, "seen");
+	ASSERT_NE(NULL, w);
+	EXPECT_EQ(0, w->error_in);
+	off = PIN + sizeof(struct fuse_mkdir_in) + sizeof("seen");
+	EXPECT_EQ(off + sizeof(entry), w->arglen);
+	ASSERT_TRUE(body_get(w, off, &entry, sizeof(entry)));
+	EXPECT_EQ((__u32)(S_IFDIR | 0710), entry.attr.mode);
+	ASSERT_EQ(0, stat(LO("seen"), &st));
+	EXPECT_EQ(st.st_ino, entry.attr.ino);
 	EXPECT_TAKEN(w);
 }
 
