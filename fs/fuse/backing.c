@@ -32,6 +32,7 @@ static const struct fuse_bpf_op *const fuse_bpf_ops[] = {
 	[FUSE_LINK]		= &fuse_bpf_link_op,
 	[FUSE_OPEN]		= &fuse_bpf_open_op,
 	[FUSE_READ]		= &fuse_bpf_read_op,
+	[FUSE_WRITE]		= &fuse_bpf_write_op,
 	[FUSE_STATFS]		= &fuse_bpf_statfs_op,
 	[FUSE_FSYNC]		= &fuse_bpf_fsync_op,
 	[FUSE_SETXATTR]		= &fuse_bpf_setxattr_op,

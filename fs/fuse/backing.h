@@ -236,7 +236,8 @@ extern const struct fuse_bpf_op fuse_bpf_lookup_op, fuse_bpf_create_op,
 	fuse_bpf_getlk_op, fuse_bpf_setlk_op, fuse_bpf_getattr_op,
 	fuse_bpf_setattr_op, fuse_bpf_statfs_op, fuse_bpf_getxattr_op,
 	fuse_bpf_setxattr_op, fuse_bpf_listxattr_op, fuse_bpf_removexattr_op,
-	fuse_bpf_fileattr_op, fuse_bpf_access_op, fuse_bpf_read_op;
+	fuse_bpf_fileattr_op, fuse_bpf_access_op, fuse_bpf_read_op,
+	fuse_bpf_write_op;
 
 /* backing.c: mount, nodes, credentials */
 void fuse_bpf_init_inode(struct inode *inode, struct vfsmount *mnt);
@@ -310,6 +311,8 @@ bool fuse_bpf_flock(int *err, struct file *file, int cmd,
 bool fuse_bpf_ioctl(long *err, struct file *file);
 bool fuse_bpf_poll(__poll_t *res, struct file *file, poll_table *wait);
 bool fuse_bpf_read_iter(ssize_t *res, struct kiocb *iocb, struct iov_iter *to);
+bool fuse_bpf_write_iter(ssize_t *res, struct kiocb *iocb,
+			 struct iov_iter *from);
 
 /* backing_attr.c: attributes, permission, xattrs, ACLs */
 bool fuse_bpf_permission(int *err, struct inode *inode, int mask);
@@ -397,6 +400,7 @@ static inline void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags) {}
 #define fuse_bpf_ioctl(...)		false
 #define fuse_bpf_poll(...)		false
 #define fuse_bpf_read_iter(...)		false
+#define fuse_bpf_write_iter(...)	false
 #define fuse_bpf_permission(...)	false
 #define fuse_bpf_getattr(...)		false
 #define fuse_bpf_setattr(...)		false

@@ -6,8 +6,8 @@
  * ff->passthrough, so read_iter, write_iter, splice and mmap take the FUSE
  * passthrough path (fs/fuse/passthrough.c over fs/backing-file.c).  The
  * operations here are the rest: flush, fsync, llseek, fallocate,
- * copy_file_range and locks, and read_iter for a node whose filter has a
- * read filter.
+ * copy_file_range and locks, and read_iter and write_iter for a node whose
+ * filter has read or write filters.
  */
 
 #include "fuse_i.h"
@@ -539,57 +539,111 @@ bool fuse_bpf_poll(__poll_t *res, struct file *file, poll_table *wait)
 }
 
 /*
- * Reads.  A node whose filter has no read filter reads through the FUSE
- * passthrough path at no cost; one with a read filter runs it on each
- * read, which may send the read to the daemon: partial passthrough, one
- * range from the daemon, the rest from the backing file.
+ * Reads and writes.  A node whose filter has no read (write) filter
+ * reads (writes) through the FUSE passthrough path at no cost; one with
+ * one runs it on each call, which may send the call to the daemon:
+ * partial passthrough, some ranges from (to) the daemon, the rest from
+ * (to) the backing file.
  */
-struct fuse_bpf_read {
+struct fuse_bpf_io {
 	struct fuse_bpf_req req;
-	struct fuse_read_in in;
-	struct fuse_read_iter_out out;
+	union {
+		struct fuse_read_in read;
+		struct fuse_write_in write;
+	} in;
+	union {
+		struct fuse_read_iter_out read;
+		struct fuse_write_iter_out write;
+	} out;
 	struct kiocb *iocb;
-	struct iov_iter *to;
+	struct iov_iter *iter;
 	ssize_t res;
 };
 
 static int fuse_bpf_read_setup(struct fuse_bpf_req *req)
 {
-	struct fuse_bpf_read *r = container_of(req, typeof(*r), req);
+	struct fuse_bpf_io *r = container_of(req, typeof(*r), req);
 
-	fuse_bpf_arg_in(req, sizeof(r->in), &r->in);
-	fuse_bpf_arg_out(req, sizeof(r->out), &r->out);
+	fuse_bpf_arg_in(req, sizeof(r->in.read), &r->in.read);
+	fuse_bpf_arg_out(req, sizeof(r->out.read), &r->out.read);
 	return 0;
 }
 
-/* The filters may fail a read or send it on; the range is the caller's */
+static int fuse_bpf_write_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_io *w = container_of(req, typeof(*w), req);
+
+	fuse_bpf_arg_in(req, sizeof(w->in.write), &w->in.write);
+	fuse_bpf_arg_out(req, sizeof(w->out.write), &w->out.write);
+	return 0;
+}
+
+/* The filters may fail a call or send it on; the range is the caller's */
 static int fuse_bpf_read_pre(struct fuse_bpf_req *req,
 			     const struct fuse_ops *ops)
 {
-	struct fuse_bpf_read *r = container_of(req, typeof(*r), req);
+	struct fuse_bpf_io *r = container_of(req, typeof(*r), req);
 
 	if (!ops->read_iter_prefilter)
 		return fuse_bpf_no_prefilter(ops->read_iter_postfilter);
-	return ops->read_iter_prefilter(&req->meta, &r->in);
+	return ops->read_iter_prefilter(&req->meta, &r->in.read);
+}
+
+static int fuse_bpf_write_pre(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_io *w = container_of(req, typeof(*w), req);
+
+	if (!ops->write_iter_prefilter)
+		return fuse_bpf_no_prefilter(ops->write_iter_postfilter);
+	return ops->write_iter_prefilter(&req->meta, &w->in.write);
 }
 
 static int fuse_bpf_read_backing(struct fuse_bpf_req *req)
 {
-	struct fuse_bpf_read *r = container_of(req, typeof(*r), req);
+	struct fuse_bpf_io *r = container_of(req, typeof(*r), req);
 
-	r->res = fuse_passthrough_read_iter(r->iocb, r->to);
-	r->out.ret = max_t(ssize_t, r->res, 0);
+	r->res = fuse_passthrough_read_iter(r->iocb, r->iter);
+	r->out.read.ret = max_t(ssize_t, r->res, 0);
 	return r->res < 0 ? r->res : 0;
+}
+
+static int fuse_bpf_write_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_io *w = container_of(req, typeof(*w), req);
+
+	w->res = fuse_passthrough_write_iter(w->iocb, w->iter);
+	w->out.write.ret = max_t(ssize_t, w->res, 0);
+	return w->res < 0 ? w->res : 0;
 }
 
 static int fuse_bpf_read_post(struct fuse_bpf_req *req,
 			      const struct fuse_ops *ops)
 {
-	struct fuse_bpf_read *r = container_of(req, typeof(*r), req);
+	struct fuse_bpf_io *r = container_of(req, typeof(*r), req);
 
 	if (!ops->read_iter_postfilter)
 		return 0;
-	return ops->read_iter_postfilter(&req->meta, &r->in, &r->out);
+	return ops->read_iter_postfilter(&req->meta, &r->in.read,
+					 &r->out.read);
+}
+
+static int fuse_bpf_write_post(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_io *w = container_of(req, typeof(*w), req);
+
+	if (!ops->write_iter_postfilter)
+		return 0;
+	return ops->write_iter_postfilter(&req->meta, &w->in.write,
+					  &w->out.write);
+}
+
+/* What a write through the backing file changed, the mirror shows */
+static int fuse_bpf_write_finish(struct fuse_bpf_req *req, int err)
+{
+	fuse_bpf_copyattr(req->inode);
+	return err;
 }
 
 const struct fuse_bpf_op fuse_bpf_read_op = {
@@ -599,19 +653,33 @@ const struct fuse_bpf_op fuse_bpf_read_op = {
 	.postfilter = fuse_bpf_read_post,
 };
 
+const struct fuse_bpf_op fuse_bpf_write_op = {
+	.setup = fuse_bpf_write_setup,
+	.prefilter = fuse_bpf_write_pre,
+	.backing = fuse_bpf_write_backing,
+	.postfilter = fuse_bpf_write_post,
+	.finish = fuse_bpf_write_finish,
+};
+
 /*
- * A read a filter sent to the daemon: FUSE_READ on the node (introduced
- * to the daemon by fuse_bpf_run()), up to a request's worth of pages.  The
- * kernel opened the file: the daemon gets fh 0 and knows the file by its
- * node id.
+ * A read or write a filter sent to the daemon: FUSE_READ or FUSE_WRITE
+ * on the node (introduced to the daemon by fuse_bpf_run()), up to a
+ * request's worth of pages.  The kernel opened the file: the daemon gets
+ * fh 0 and knows the file by its node id.  A write the daemon takes does
+ * not change the backing file.
  */
+static size_t fuse_bpf_io_max(struct fuse_conn *fc, bool write)
+{
+	return min_t(size_t, write ? fc->max_write : fc->max_read,
+		     (size_t)fc->max_pages * PAGE_SIZE);
+}
+
 static ssize_t fuse_bpf_read_daemon(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct file *file = iocb->ki_filp;
 	struct fuse_file *ff = file->private_data;
 	struct fuse_mount *fm = ff->fm;
-	size_t size = min3(iov_iter_count(to), (size_t)fm->fc->max_read,
-			   (size_t)fm->fc->max_pages * PAGE_SIZE);
+	size_t size = min(iov_iter_count(to), fuse_bpf_io_max(fm->fc, false));
 	struct fuse_read_in in = {
 		.fh = ff->fh,
 		.offset = iocb->ki_pos,
@@ -645,32 +713,118 @@ static ssize_t fuse_bpf_read_daemon(struct kiocb *iocb, struct iov_iter *to)
 	return ret;
 }
 
-bool fuse_bpf_read_iter(ssize_t *res, struct kiocb *iocb, struct iov_iter *to)
+static ssize_t fuse_bpf_write_daemon(struct kiocb *iocb,
+				     struct iov_iter *from)
 {
 	struct file *file = iocb->ki_filp;
 	struct inode *inode = file_inode(file);
-	struct fuse_bpf_read r = {
-		.req = FUSE_BPF_REQ(FUSE_READ, inode),
-		.in = {
-			.offset = iocb->ki_pos,
-			.size = min_t(size_t, iov_iter_count(to), U32_MAX),
-			.flags = file->f_flags,
-		},
-		.iocb = iocb,
-		.to = to,
+	struct fuse_file *ff = file->private_data;
+	struct fuse_mount *fm = ff->fm;
+	struct fuse_write_in in = {
+		.fh = ff->fh,
+		.flags = file->f_flags & ~O_CREAT,
 	};
-	struct fuse_ops *ops;
+	struct fuse_write_out out = {};
+	struct fuse_args args = {};
+	size_t size;
+	ssize_t ret;
+	void *buf;
+
+	inode_lock(inode);
+	fuse_bpf_refresh(inode);
+	ret = generic_write_checks(iocb, from);
+	if (ret <= 0)
+		goto out_unlock;
+	size = min_t(size_t, ret, fuse_bpf_io_max(fm->fc, true));
+	ret = -ENOMEM;
+	buf = kvmalloc(size, GFP_KERNEL);
+	if (!buf)
+		goto out_unlock;
+	ret = -EFAULT;
+	if (copy_from_iter(buf, size, from) != size)
+		goto out_free;
+	in.offset = iocb->ki_pos;
+	in.size = size;
+	args.opcode = FUSE_WRITE;
+	args.nodeid = get_node_id(inode);
+	args.in_numargs = 2;
+	args.in_args[0].size = sizeof(in);
+	args.in_args[0].value = &in;
+	args.in_args[1].size = size;
+	args.in_args[1].value = buf;
+	args.out_numargs = 1;
+	args.out_args[0].size = sizeof(out);
+	args.out_args[0].value = &out;
+	ret = fuse_simple_request(fm, &args);
+	if (!ret && out.size > size)
+		ret = -EIO;
+	if (!ret) {
+		iov_iter_revert(from, size - out.size);
+		iocb->ki_pos += out.size;
+		ret = out.size;
+	} else {
+		iov_iter_revert(from, size);
+	}
+out_free:
+	kvfree(buf);
+out_unlock:
+	inode_unlock(inode);
+	return ret;
+}
+
+/* Is @ops's filter of this kind of call (read_iter or write_iter) set? */
+static bool fuse_bpf_io_filtered(const struct fuse_ops *ops, bool write)
+{
+	if (!ops)
+		return false;
+	if (write)
+		return ops->write_iter_prefilter || ops->write_iter_postfilter;
+	return ops->read_iter_prefilter || ops->read_iter_postfilter;
+}
+
+static bool fuse_bpf_io(ssize_t *res, struct kiocb *iocb,
+			struct iov_iter *iter, bool write)
+{
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
+	size_t count = min_t(size_t, iov_iter_count(iter), U32_MAX);
+	struct fuse_bpf_io io = {
+		.req = FUSE_BPF_REQ(write ? FUSE_WRITE : FUSE_READ, inode),
+		.iocb = iocb,
+		.iter = iter,
+	};
 	int err;
 
-	if (!fuse_bpf_file_backed(file) || !iov_iter_count(to))
+	if (!fuse_bpf_file_backed(file) || !count ||
+	    !fuse_bpf_io_filtered(fuse_bpf_node_ops(inode), write))
 		return false;
-	ops = fuse_bpf_node_ops(inode);
-	if (!ops || (!ops->read_iter_prefilter && !ops->read_iter_postfilter))
-		return false;
-	err = fuse_bpf_run(&r.req);
-	if (err == FUSE_BPF_FALLBACK)
-		*res = fuse_bpf_read_daemon(iocb, to);
+	if (write)
+		io.in.write = (struct fuse_write_in) {
+			.offset = iocb->ki_pos, .size = count,
+			.flags = file->f_flags,
+		};
 	else
-		*res = err ?: r.res;
+		io.in.read = (struct fuse_read_in) {
+			.offset = iocb->ki_pos, .size = count,
+			.flags = file->f_flags,
+		};
+	err = fuse_bpf_run(&io.req);
+	if (err != FUSE_BPF_FALLBACK)
+		*res = err ?: io.res;
+	else if (write)
+		*res = fuse_bpf_write_daemon(iocb, iter);
+	else
+		*res = fuse_bpf_read_daemon(iocb, iter);
 	return true;
+}
+
+bool fuse_bpf_read_iter(ssize_t *res, struct kiocb *iocb, struct iov_iter *to)
+{
+	return fuse_bpf_io(res, iocb, to, false);
+}
+
+bool fuse_bpf_write_iter(ssize_t *res, struct kiocb *iocb,
+			 struct iov_iter *from)
+{
+	return fuse_bpf_io(res, iocb, from, true);
 }

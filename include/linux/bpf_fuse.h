@@ -52,7 +52,7 @@ struct fuse_read_out {
 	u32 padding;
 };
 
-/* A read's result, for its postfilter; write filters are not called yet */
+/* The result of a read or write, for its postfilter */
 struct fuse_read_iter_out {
 	u64 ret;
 };

@@ -495,6 +495,19 @@ static u32 stub_read_iter_postfilter(const struct bpf_fuse_meta_info *m,
 	return 0;
 }
 
+static u32 stub_write_iter_prefilter(const struct bpf_fuse_meta_info *m,
+				     struct fuse_write_in *in)
+{
+	return 0;
+}
+
+static u32 stub_write_iter_postfilter(const struct bpf_fuse_meta_info *m,
+				      const struct fuse_write_in *in,
+				      struct fuse_write_iter_out *out)
+{
+	return 0;
+}
+
 static u32 stub_copy_file_range_prefilter(const struct bpf_fuse_meta_info *m,
 					  struct fuse_copy_file_range_in *in)
 {
@@ -828,6 +841,8 @@ static struct fuse_ops bpf_fuse_ops_stubs = {
 	.lseek_postfilter = stub_lseek_postfilter,
 	.read_iter_prefilter = stub_read_iter_prefilter,
 	.read_iter_postfilter = stub_read_iter_postfilter,
+	.write_iter_prefilter = stub_write_iter_prefilter,
+	.write_iter_postfilter = stub_write_iter_postfilter,
 	.copy_file_range_prefilter = stub_copy_file_range_prefilter,
 	.copy_file_range_postfilter = stub_copy_file_range_postfilter,
 	.fsync_prefilter = stub_fsync_prefilter,

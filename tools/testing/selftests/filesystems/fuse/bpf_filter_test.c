@@ -42,10 +42,10 @@
 #include "fuse_reject_buf_write.skel.h"
 #include "fuse_reject_meta_write.skel.h"
 #include "fuse_reject_oob_slice.skel.h"
+#include "fuse_reject_release.skel.h"
 #include "fuse_reject_ro_slice.skel.h"
 #include "fuse_reject_syscall.skel.h"
 #include "fuse_reject_tracing.skel.h"
-#include "fuse_reject_write_iter.skel.h"
 
 #define LOWER		PT_LOWER
 #define MNT		PT_MNT
@@ -1319,11 +1319,11 @@ TEST(reject_syscall)
 		      "calling kernel function bpf_fuse_return_len is not allowed");
 }
 
-/* Filters of writes are not supported yet */
-TEST(reject_write_iter)
+/* Release filters are not called: a release cannot fail */
+TEST(reject_release)
 {
-	expect_reject(_metadata, fuse_reject_write_iter__elf_bytes,
-		      "attach to unsupported member write_iter_prefilter of struct fuse_ops");
+	expect_reject(_metadata, fuse_reject_release__elf_bytes,
+		      "attach to unsupported member release_prefilter of struct fuse_ops");
 }
 
 int main(int argc, char **argv)

@@ -58,6 +58,7 @@
  * - read_partial_passthrough: a read filter sends one page of a file to
  *   the daemon and leaves the other to the lower file.
  * - read_postfilter: the daemon's postfilter of a read fails it.
+ * - write_partial_passthrough, write_postfilter: the same for writes.
  * - abort_mid_filter: the connection aborted while the daemon holds a
  *   filter request: the caller gets the connection's error, no hang.
  *
@@ -169,6 +170,8 @@ struct shm {
 	unsigned long bad;		/* filter requests that did not parse */
 	unsigned long hung;		/* ANS_HANG requests held */
 	int mkdir_err;			/* of the last MKDIR reply sent */
+	struct fuse_write_in write_in;	/* of the last FUSE_WRITE */
+	char write_data[16];		/* its first bytes */
 	__u64 mkdir_id;			/* the node id it gave */
 };
 
@@ -619,6 +622,25 @@ static int entry_mkdir(struct fuse_daemon *d,
 	return s->mkdir_err;
 }
 
+/* FUSE_WRITE, which ufilter sends for writes below write_daemon_below */
+static int entry_write(struct fuse_daemon *d,
+		       const struct fuse_daemon_req *req)
+{
+	const struct fuse_write_in *in = req->arg;
+	struct fuse_write_out out = { 0 };
+	struct shm *s = d->priv;
+	size_t len;
+
+	if (req->arglen < sizeof(*in) || req->arglen - sizeof(*in) != in->size)
+		return bad_request(d);
+	s->write_in = *in;
+	len = in->size < sizeof(s->write_data) ? in->size :
+						 sizeof(s->write_data);
+	memcpy(s->write_data, in + 1, len);
+	out.size = in->size;
+	return fuse_daemon_reply(d, req, &out, sizeof(out));
+}
+
 /* The handlers under the recorder, by opcode */
 static fuse_daemon_handler_fn inner[FUSE_DAEMON_NR_OPCODES];
 
@@ -636,7 +658,7 @@ static int recorder(struct fuse_daemon *d, const struct fuse_daemon_req *req)
 
 	bump(&s->started);
 	note_nodeid(s, req->hdr->nodeid);
-	if (op == FUSE_READ)
+	if (op == FUSE_READ || op == FUSE_WRITE)
 		record(s, req);
 	if (op == FUSE_LOOKUP) {
 		w = record(s, req);
@@ -920,6 +942,7 @@ FIXTURE_SETUP(ufilter)
 	d->init_flags |= FUSE_PASSTHROUGH;
 	d->max_stack_depth = 1;
 	d->handlers[FUSE_MKDIR] = entry_mkdir;
+	d->handlers[FUSE_WRITE] = entry_write;
 	for (op = 0; op < FUSE_DAEMON_NR_OPCODES; op++) {
 		inner[op] = d->handlers[op];
 		if (inner[op])
@@ -1679,6 +1702,78 @@ TEST_F(ufilter, read_partial_passthrough)
 	EXPECT_EQ(0ULL, in.fh);
 	EXPECT_EQ(0ULL, in.offset);
 	EXPECT_EQ((__u32)PAGE, in.size);
+}
+
+/*
+ * The same for writes: a write at offset 0 of p goes to the daemon as
+ * FUSE_WRITE (the lower file keeps its data there), one at PAGE to the
+ * lower file.
+ */
+TEST_F(ufilter, write_partial_passthrough)
+{
+	char buf[PAGE];
+	const struct seen *w;
+	int fd;
+
+	self->skel->bss->write_daemon_below = PAGE;
+	fd = open(MN("p"), O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(4, pwrite(fd, "dddd", 4, 0));
+	EXPECT_EQ(4, pwrite(fd, "llll", 4, PAGE));
+	close(fd);
+
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(1, count_seen(self->s, FUSE_WRITE, NULL));
+	w = last_seen(self->s, FUSE_WRITE, NULL);
+	ASSERT_NE(NULL, w);
+	EXPECT_EQ(self->id_p, w->nodeid);
+	EXPECT_EQ(0ULL, self->s->write_in.fh);
+	EXPECT_EQ(0ULL, self->s->write_in.offset);
+	EXPECT_EQ(4U, self->s->write_in.size);
+	EXPECT_EQ(0, memcmp(self->s->write_data, "dddd", 4));
+
+	fd = open(LO("p"), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(PAGE, pread(fd, buf, PAGE, 0));
+	EXPECT_EQ(0, memcmp(buf, self->lower_p, PAGE))
+		TH_LOG("the daemon's write reached the lower: %.8s", buf);
+	ASSERT_EQ(PAGE, pread(fd, buf, PAGE, PAGE));
+	EXPECT_EQ(0, memcmp(buf, "llll", 4));
+	EXPECT_EQ(0, memcmp(buf + 4, self->lower_p + PAGE + 4, PAGE - 4));
+	close(fd);
+}
+
+/*
+ * The daemon's postfilter of a write the lower file took: its errno is
+ * the write's, which the lower file has taken all the same.
+ */
+TEST_F(ufilter, write_postfilter)
+{
+	__u32 opcode = FUSE_WRITE | FUSE_POSTFILTER;
+	const struct seen *w;
+	char buf[8];
+	int fd;
+
+	self->skel->bss->verdict[FUSE_WRITE] = BPF_FUSE_USER_POSTFILTER;
+	fd = open(MN("p"), O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(4, pwrite(fd, "wwww", 4, 0));
+	rule_error(self->s, opcode, "", EPERM);
+	EXPECT_EQ(EPERM, err_of(pwrite(fd, "xxxx", 4, 8)));
+	close(fd);
+	fd = open(LO("p"), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(8, pread(fd, buf, 8, 4));
+	close(fd);
+	EXPECT_EQ(0, memcmp(buf, "LLLLxxxx", 8));
+
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(2, count_seen(self->s, opcode, NULL));
+	w = last_seen(self->s, opcode, NULL);
+	ASSERT_NE(NULL, w);
+	EXPECT_EQ(self->id_p, w->nodeid);
+	EXPECT_EQ(0, w->error_in);
+	EXPECT_EQ(0, count_seen(self->s, FUSE_WRITE, NULL));
 }
 
 /*

@@ -6,15 +6,17 @@
  * BPF_FUSE_USER_POSTFILTER, or 0, BPF_FUSE_CONTINUE, as loaded).  Lookups
  * of names starting with "upre_" go to the daemon's prefilter and those of
  * names starting with "upost_" to its postfilter, whatever the verdict.
- * Reads starting below read_daemon_below go to the daemon.
+ * Reads and writes starting below read_daemon_below and
+ * write_daemon_below go to the daemon.
  */
 #include "fuse_bpf.h"
 
 #define NR_VERDICTS	64
 
 __u32 verdict[NR_VERDICTS];
-/* Reads that start below this offset go to the daemon (BPF_FUSE_USER) */
+/* Reads and writes that start below these go to the daemon (BPF_FUSE_USER) */
 __u64 read_daemon_below;
+__u64 write_daemon_below;
 
 /*
  * Whether the name in @buf starts with the @len bytes of @pfx: @len is a
@@ -102,6 +104,15 @@ __u32 BPF_PROG(ufilter_read_pre, const struct bpf_fuse_meta_info *meta,
 	return verdict[FUSE_READ];
 }
 
+SEC("struct_ops/write_iter_prefilter")
+__u32 BPF_PROG(ufilter_write_pre, const struct bpf_fuse_meta_info *meta,
+	       struct fuse_write_in *in)
+{
+	if (in->offset < write_daemon_below)
+		return BPF_FUSE_USER;
+	return verdict[FUSE_WRITE];
+}
+
 SEC(".struct_ops.link")
 struct fuse_ops ufilter_ops = {
 	.lookup_prefilter	= (void *)ufilter_lookup_pre,
@@ -113,6 +124,7 @@ struct fuse_ops ufilter_ops = {
 	.statfs_prefilter	= (void *)ufilter_statfs_pre,
 	.readdir_prefilter	= (void *)ufilter_readdir_pre,
 	.read_iter_prefilter	= (void *)ufilter_read_pre,
+	.write_iter_prefilter	= (void *)ufilter_write_pre,
 	.name			= "ufilter",
 };
 
