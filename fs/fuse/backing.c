@@ -183,6 +183,10 @@ static int fuse_bpf_backing(const struct fuse_bpf_op *op,
 		if (err)
 			return err;
 	}
+	if (op->flags & FUSE_BPF_CALLER_CREDS) {
+		err = op->backing(req);
+		goto out;
+	}
 	old = fuse_bpf_override_creds(req->inode);
 	req->caller = old;
 	if (op->flags & FUSE_BPF_AS_CALLER)
@@ -191,6 +195,7 @@ static int fuse_bpf_backing(const struct fuse_bpf_op *op,
 		err = op->backing(req);
 	revert_creds(old);
 	req->caller = NULL;
+out:
 	if (op->flags & FUSE_BPF_WRITE)
 		mnt_drop_write(mnt);
 	return err;

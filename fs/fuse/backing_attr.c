@@ -606,16 +606,24 @@ static int fuse_bpf_xattr_out_done(struct fuse_bpf_xattr *x, int err_in)
 	return err;
 }
 
-/* The name the filter left: NUL-terminated, not empty. */
+/*
+ * The name the filter left: NUL-terminated, not empty, and in the
+ * namespace of the caller's (the part up to the first '.'), on which the
+ * VFS checked the caller: a filter may not move a name into trusted.* or
+ * security.* for a caller who may only write user.*.
+ */
 static int fuse_bpf_xattr_name(struct fuse_bpf_xattr *x)
 {
-	const char *name;
+	const char *name, *dot;
 
 	if (!x->name || !(x->name_buf.flags & BPF_FUSE_MODIFIED))
 		return 0;
 	name = fuse_bpf_buf_str(&x->name_buf);
 	if (IS_ERR(name))
 		return PTR_ERR(name);
+	dot = strchr(x->name, '.');
+	if (!dot || strncmp(name, x->name, dot - x->name + 1))
+		return -EPERM;
 	x->name = name;
 	return 0;
 }
@@ -790,7 +798,11 @@ static int fuse_bpf_listxattr_finish(struct fuse_bpf_req *req, int err)
 		return err;
 	end = list + x->res;
 	while (p < end) {
-		len = strnlen(p, end - p) + 1;
+		/* A filter may have left a name without its NUL */
+		len = strnlen(p, end - p);
+		if (len == end - p)
+			return -EIO;
+		len++;
 		if (!strncmp(p, XATTR_TRUSTED_PREFIX, XATTR_TRUSTED_PREFIX_LEN)) {
 			memmove(p, p + len, end - p - len);
 			end -= len;

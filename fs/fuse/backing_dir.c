@@ -303,6 +303,8 @@ struct fuse_bpf_make {
 	struct fuse_entry_out entry_out;
 	struct fuse_open_out open_out;	/* FUSE_CREATE: not opened here */
 	const char *symlink;	/* FUSE_SYMLINK: the target */
+	umode_t mode;		/* FUSE_MKNOD: the caller's, as checked */
+	u32 rdev;
 	struct dentry *old;	/* FUSE_LINK: the existing entry */
 	bool excl;
 	struct path made;
@@ -453,6 +455,10 @@ static int fuse_bpf_make_lower(struct fuse_bpf_make *m, struct inode *ldir,
 		return vfs_create(idmap, ldir, child, m->in.create.mode,
 				  m->excl);
 	case FUSE_MKNOD:
+		/* A filter may change permissions, not what the node is */
+		if ((m->in.mknod.mode ^ m->mode) & S_IFMT ||
+		    m->in.mknod.rdev != m->rdev)
+			return -EPERM;
 		return vfs_mknod(idmap, ldir, child, m->in.mknod.mode,
 				 new_decode_dev(m->in.mknod.rdev));
 	case FUSE_MKDIR:
@@ -591,6 +597,8 @@ bool fuse_bpf_mknod(int *err, struct inode *dir, struct dentry *entry,
 			.rdev = new_encode_dev(rdev),
 			.umask = current_umask(),
 		},
+		.mode = mode,
+		.rdev = new_encode_dev(rdev),
 	};
 
 	return fuse_bpf_make(err, &m);
@@ -810,6 +818,7 @@ struct fuse_bpf_rename {
 	struct fuse_bpf_req req;
 	struct fuse_rename2_in in;
 	struct fuse_rename_in in_noflags;
+	u32 flags;		/* the caller's, as the VFS checked them */
 	struct fuse_buffer old_name;
 	struct fuse_buffer new_name;
 	struct inode *newdir;
@@ -883,6 +892,9 @@ static int fuse_bpf_rename_lower(struct fuse_bpf_rename *r,
 	};
 	int err;
 
+	/* A filter may drop flags, not add one the VFS did not check */
+	if (r->in.flags & ~r->flags)
+		return -EPERM;
 	err = fuse_bpf_check_child(lold, r->oldent, true);
 	if (!err)
 		err = fuse_bpf_check_child(lnew, r->newent, false);
@@ -963,6 +975,7 @@ bool fuse_bpf_rename(int *err, struct inode *olddir, struct dentry *oldent,
 	struct fuse_bpf_rename r = {
 		.req = FUSE_BPF_REQ(flags ? FUSE_RENAME2 : FUSE_RENAME, olddir),
 		.in = { .newdir = get_node_id(newdir), .flags = flags },
+		.flags = flags,
 		.newdir = newdir,
 		.oldent = oldent,
 		.newent = newent,
@@ -982,6 +995,7 @@ bool fuse_bpf_rename(int *err, struct inode *olddir, struct dentry *oldent,
 struct fuse_bpf_tmpfile {
 	struct fuse_bpf_req req;
 	struct fuse_create_in in;
+	umode_t mode;
 	struct file *file;
 	struct file *lower;
 };
@@ -1009,8 +1023,9 @@ static int fuse_bpf_tmpfile_backing(struct fuse_bpf_req *req)
 	struct fuse_bpf_tmpfile *t = container_of(req, typeof(*t), req);
 	struct file *lower;
 
-	lower = backing_tmpfile_open(t->file, t->in.flags,
-				     fuse_bpf_path(req->inode), t->in.mode,
+	/* The VFS's flags and mode, checked: a filter's rewrite is not applied */
+	lower = backing_tmpfile_open(t->file, t->file->f_flags,
+				     fuse_bpf_path(req->inode), t->mode,
 				     current_cred());
 	if (IS_ERR(lower))
 		return PTR_ERR(lower);
@@ -1070,6 +1085,7 @@ bool fuse_bpf_tmpfile(int *err, struct inode *dir, struct file *file,
 			.flags = file->f_flags,
 			.umask = current_umask(),
 		},
+		.mode = mode,
 		.file = file,
 	};
 
@@ -1168,11 +1184,25 @@ static int fuse_bpf_readlink_backing(struct fuse_bpf_req *req)
 	return PTR_ERR_OR_ZERO(r->link);
 }
 
+/* A postfilter failed the call: give back what vfs_get_link() took. */
+static int fuse_bpf_readlink_finish(struct fuse_bpf_req *req, int err)
+{
+	struct fuse_bpf_readlink *r = container_of(req, typeof(*r), req);
+
+	if (err && !IS_ERR_OR_NULL(r->link)) {
+		do_delayed_call(r->done);
+		clear_delayed_call(r->done);
+		r->link = NULL;
+	}
+	return err;
+}
+
 const struct fuse_bpf_op fuse_bpf_readlink_op = {
 	.setup = fuse_bpf_readlink_setup,
 	.prefilter = fuse_bpf_readlink_pre,
 	.backing = fuse_bpf_readlink_backing,
 	.postfilter = fuse_bpf_readlink_post,
+	.finish = fuse_bpf_readlink_finish,
 };
 
 bool fuse_bpf_get_link(const char **res, struct dentry *entry,

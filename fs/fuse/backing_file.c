@@ -599,13 +599,28 @@ static int fuse_bpf_write_pre(struct fuse_bpf_req *req,
 	return ops->write_iter_prefilter(&req->meta, &w->in.write);
 }
 
+/*
+ * The result of a read or write on the backing file.  One the backing
+ * file queued (AIO, io_uring: -EIOCBQUEUED) completes later, by itself:
+ * it has no postfilter, and its result goes back to the caller as it is.
+ */
+static int fuse_bpf_io_done(struct fuse_bpf_req *req, ssize_t res, u64 *ret)
+{
+	if (res == -EIOCBQUEUED) {
+		req->post = false;
+		req->user_post = false;
+		return 0;
+	}
+	*ret = max_t(ssize_t, res, 0);
+	return res < 0 ? res : 0;
+}
+
 static int fuse_bpf_read_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_io *r = container_of(req, typeof(*r), req);
 
 	r->res = fuse_passthrough_read_iter(r->iocb, r->iter);
-	r->out.read.ret = max_t(ssize_t, r->res, 0);
-	return r->res < 0 ? r->res : 0;
+	return fuse_bpf_io_done(req, r->res, &r->out.read.ret);
 }
 
 static int fuse_bpf_write_backing(struct fuse_bpf_req *req)
@@ -613,8 +628,7 @@ static int fuse_bpf_write_backing(struct fuse_bpf_req *req)
 	struct fuse_bpf_io *w = container_of(req, typeof(*w), req);
 
 	w->res = fuse_passthrough_write_iter(w->iocb, w->iter);
-	w->out.write.ret = max_t(ssize_t, w->res, 0);
-	return w->res < 0 ? w->res : 0;
+	return fuse_bpf_io_done(req, w->res, &w->out.write.ret);
 }
 
 static int fuse_bpf_read_post(struct fuse_bpf_req *req,
@@ -646,11 +660,17 @@ static int fuse_bpf_write_finish(struct fuse_bpf_req *req, int err)
 	return err;
 }
 
+/*
+ * The FUSE passthrough path opened the backing file with the opener's
+ * credentials and uses them; file_remove_privs() before a write judges the
+ * caller, as without a filter.
+ */
 const struct fuse_bpf_op fuse_bpf_read_op = {
 	.setup = fuse_bpf_read_setup,
 	.prefilter = fuse_bpf_read_pre,
 	.backing = fuse_bpf_read_backing,
 	.postfilter = fuse_bpf_read_post,
+	.flags = FUSE_BPF_CALLER_CREDS,
 };
 
 const struct fuse_bpf_op fuse_bpf_write_op = {
@@ -659,6 +679,7 @@ const struct fuse_bpf_op fuse_bpf_write_op = {
 	.backing = fuse_bpf_write_backing,
 	.postfilter = fuse_bpf_write_post,
 	.finish = fuse_bpf_write_finish,
+	.flags = FUSE_BPF_CALLER_CREDS,
 };
 
 /*

@@ -413,7 +413,7 @@ static void bpf_fuse_unreg(void *kdata, struct bpf_link *link)
 	mutex_unlock(&bpf_fuse_lock);
 }
 
-/* The cfi_stubs: read, write and release filters are not supported yet. */
+/* The cfi_stubs: release filters are not called (a release cannot fail). */
 
 static u32 stub_open_prefilter(const struct bpf_fuse_meta_info *m,
 			       struct fuse_open_in *in)

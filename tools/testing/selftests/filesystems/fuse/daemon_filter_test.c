@@ -53,6 +53,11 @@
  *   daemon's write() with EINVAL and the operation with EIO.
  * - subdir_node_introduced: nodes the kernel made are introduced by
  *   LOOKUPs before the filter request, which carries the daemon's id.
+ * - rewrites_keep_what_was_checked: an answer may not change a mknod's
+ *   file type nor move an xattr name out of its namespace.
+ * - listxattr_unterminated_list: a list without its last NUL gives EIO.
+ * - write_filter_clears_setuid: a filtered write clears the setuid bit
+ *   as an unfiltered one does.
  * - mkdir_reply_inherits_filter: a directory the daemon makes and backs
  *   inherits its parent's filter, unless its reply removes it.
  * - read_partial_passthrough: a read filter sends one page of a file to
@@ -251,6 +256,8 @@ static ssize_t name_offset(__u32 op, const char *in, size_t len)
 		return 0;
 	case FUSE_MKDIR:
 		return sizeof(struct fuse_mkdir_in);
+	case FUSE_MKNOD:
+		return sizeof(struct fuse_mknod_in);
 	case FUSE_GETXATTR:
 		return sizeof(struct fuse_getxattr_in);
 	case FUSE_SETXATTR:
@@ -954,7 +961,9 @@ FIXTURE_SETUP(ufilter)
 
 	dirfd = open(PT_LOWER, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, dirfd);
-	snprintf(opts, sizeof(opts), "root_dir=%d,root_bpf=ufilter", dirfd);
+	/* allow_other: some tests act as an unprivileged user */
+	snprintf(opts, sizeof(opts), "root_dir=%d,root_bpf=ufilter,allow_other",
+		 dirfd);
 	ret = fuse_daemon_mount(d, PT_MNT, opts);
 	close(dirfd);
 	ASSERT_EQ(0, ret)
@@ -1607,6 +1616,117 @@ TEST_F(ufilter, subdir_node_introduced)
 	EXPECT_EQ(self->id_d, w->nodeid);
 	EXPECT_EQ(3, count_seen(self->s, opcode, NULL));
 	EXPECT_EQ(0UL, load(&self->s->kernel_ids));
+}
+
+/* ------------------------------------------------------------------ */
+/* What no answer may do                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The VFS checked the caller for the node, the name and the flags it
+ * asked for; the daemon's rewrites run with the mounter's credentials.
+ * So an answer may not turn a FIFO into a device, move an xattr name out
+ * of user.*, nor (checked on the lower) do more than the caller could:
+ * each gets EPERM, and the lower is untouched.
+ */
+TEST_F(ufilter, rewrites_keep_what_was_checked)
+{
+	struct {
+		struct fuse_mknod_in in;
+		char name[sizeof("fifo")];
+	} nod = {
+		.in = { .mode = S_IFCHR | 0666, .rdev = makedev(1, 3) },
+		.name = "fifo",
+	};
+	struct {
+		struct fuse_setxattr_in in;
+		char name[sizeof("trusted.k")];
+		char value;
+	} setx = {
+		.in = { .size = 1 },
+		.name = "trusted.k",
+		.value = 'v',
+	};
+	char value[16];
+	struct stat st;
+
+	self->skel->bss->verdict[FUSE_MKNOD] = BPF_FUSE_USER_PREFILTER;
+	rule_body(self->s, FUSE_MKNOD | FUSE_PREFILTER, "fifo", ANS_BODY,
+		  &nod, offsetof(typeof(nod), name) + sizeof("fifo"));
+	EXPECT_EQ(EPERM, err_of(mknod(MN("fifo"), S_IFIFO | 0644, 0)));
+	EXPECT_EQ(ENOENT, err_of(stat(LO("fifo"), &st)));
+
+	self->skel->bss->verdict[FUSE_SETXATTR] = BPF_FUSE_USER_PREFILTER;
+	rule_body(self->s, FUSE_SETXATTR | FUSE_PREFILTER, "user.k", ANS_BODY,
+		  &setx, offsetof(typeof(setx), value) + 1);
+	EXPECT_EQ(EPERM, err_of(setxattr(MN("f"), "user.k", "v", 1, 0)));
+	EXPECT_EQ(ENODATA, err_of(getxattr(LO("f"), "trusted.k", value,
+					   sizeof(value))));
+	EXPECT_EQ(ENODATA, err_of(getxattr(LO("f"), "user.k", value,
+					   sizeof(value))));
+	ASSERT_TRUE(quiesce(self->s));
+}
+
+/*
+ * A list of xattr names the daemon's postfilter leaves without its last
+ * NUL, read by a caller the kernel strips trusted.* names for: EIO, not
+ * a walk past the list.
+ */
+TEST_F(ufilter, listxattr_unterminated_list)
+{
+	static const char list[] = "user.a\0trusted.x";
+	int status;
+	pid_t pid;
+
+	self->skel->bss->verdict[FUSE_LISTXATTR] = BPF_FUSE_USER_POSTFILTER;
+	rule_body(self->s, FUSE_LISTXATTR | FUSE_POSTFILTER, "", ANS_BODY,
+		  list, sizeof(list) - 1);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		char buf[256];
+
+		if (setgid(1000) || setuid(1000))
+			_exit(100);
+		_exit(listxattr(MN("p"), buf, sizeof(buf)) < 0 ? errno : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(EIO, WEXITSTATUS(status));
+	ASSERT_TRUE(quiesce(self->s));
+}
+
+/*
+ * A write filter on the node: the write through it still clears the
+ * setuid bit of a file the writer does not own, as the lower would (the
+ * backing file is written with the caller's credentials).
+ */
+TEST_F(ufilter, write_filter_clears_setuid)
+{
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, pt_write_file(LO("suid"), "", 0777));
+	ASSERT_EQ(0, chmod(LO("suid"), 04777));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd;
+
+		if (setgid(1000) || setuid(1000))
+			_exit(100);
+		fd = open(MN("suid"), O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			_exit(101);
+		_exit(write(fd, "x", 1) == 1 ? 0 : 102);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, stat(LO("suid"), &st));
+	EXPECT_EQ(0777U, st.st_mode & 07777)
+		TH_LOG("mode %o after an unprivileged write", st.st_mode & 07777);
 }
 
 /* ------------------------------------------------------------------ */

@@ -82,6 +82,20 @@ __u32 BPF_PROG(ufilter_setxattr_pre, const struct bpf_fuse_meta_info *meta,
 	return verdict[FUSE_SETXATTR];
 }
 
+SEC("struct_ops/mknod_prefilter")
+__u32 BPF_PROG(ufilter_mknod_pre, const struct bpf_fuse_meta_info *meta,
+	       struct fuse_mknod_in *in, struct fuse_buffer *name)
+{
+	return verdict[FUSE_MKNOD];
+}
+
+SEC("struct_ops/listxattr_prefilter")
+__u32 BPF_PROG(ufilter_listxattr_pre, const struct bpf_fuse_meta_info *meta,
+	       struct fuse_getxattr_in *in)
+{
+	return verdict[FUSE_LISTXATTR];
+}
+
 SEC("struct_ops/statfs_prefilter")
 __u32 BPF_PROG(ufilter_statfs_pre, const struct bpf_fuse_meta_info *meta)
 {
@@ -122,6 +136,8 @@ struct fuse_ops ufilter_ops = {
 	.getxattr_prefilter	= (void *)ufilter_getxattr_pre,
 	.setxattr_prefilter	= (void *)ufilter_setxattr_pre,
 	.statfs_prefilter	= (void *)ufilter_statfs_pre,
+	.mknod_prefilter	= (void *)ufilter_mknod_pre,
+	.listxattr_prefilter	= (void *)ufilter_listxattr_pre,
 	.readdir_prefilter	= (void *)ufilter_readdir_pre,
 	.read_iter_prefilter	= (void *)ufilter_read_pre,
 	.write_iter_prefilter	= (void *)ufilter_write_pre,
