@@ -15,6 +15,12 @@
 #   make kernel-mod     the same with FUSE as a module (make check's second boot)
 #   make selftests      build libbpf, bpftool and the selftests from the tree
 #   make deps           install the Debian packages needed (apt-get)
+#   make series         the mailable series: git format-patch output with a
+#                       cover letter in out/series (SERIES_DIR=dir elsewhere;
+#                       SERIES_AUTHOR="Name <addr>", default git user.*)
+#   make series-check   git am the series on pristine 6.12 in a scratch git
+#                       repository; build, checkpatch, sparse and W=1 after
+#                       each patch; compare the result with make tree's
 #   make bench          build a kernel without debug options, boot it, measure
 #                       FUSE-BPF against native, overlayfs and FUSE daemons
 #                       (NOTREE=1: use $(WORKDIR)/linux as it is, unassembled)
@@ -29,7 +35,8 @@ SELFTEST_VARS = OUTPUT=$(WORKDIR)/selftests/fuse CLANG=clang-19 \
 		VMLINUX_BTF=$(WORKDIR)/build/vmlinux \
 		KHDR_INCLUDES="-isystem $(WORKDIR)/build/usr/include"
 
-.PHONY: all deps host-tests tree refresh kernel kernel-mod selftests check run demo bench clean
+.PHONY: all deps host-tests tree refresh kernel kernel-mod selftests check run demo bench clean \
+	series series-check
 all: kernel selftests
 
 deps:
@@ -74,6 +81,12 @@ demo: selftests
 # (workbench/bench/Kconfig.bench); see workbench/bench.sh for BENCH_* knobs.
 bench: $(if $(NOTREE),deps,tree)
 	@$(WB)/bench.sh
+
+series: deps
+	@$(WB)/series.sh
+
+series-check: tree
+	@$(WB)/series-check.sh
 
 clean:
 	rm -rf $(WORKDIR)/build $(WORKDIR)/build-mod $(WORKDIR)/build-bench $(WORKDIR)/bench-tools \

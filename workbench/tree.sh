@@ -240,6 +240,9 @@ refresh() {
 	rm -rf "$stage"
 }
 
+# Sourced by series.sh for the functions above.
+[ -n "${TREE_SH_LIB:-}" ] && return 0
+
 case "${1:-}" in
 assemble) assemble ;;
 refresh) refresh ;;
