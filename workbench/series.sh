@@ -42,12 +42,12 @@ author() {
 			die "no identity: set SERIES_AUTHOR=\"Name <address>\" or git config user.name/user.email"
 		a="$n <$e>"
 	fi
-	[[ "$a" =~ ^[^\<\>]+\ \<[^@\<\>\ ]+@[^@\<\>\ ]+\.[^@\<\>\ ]+\>$ ]] ||
-		die "SERIES_AUTHOR \"$a\" is not \"Name <user@domain>\""
 	case "$a" in
 	*@localhost*|*@example.com\>|*@example.org\>|*@example.net\>|*@*.invalid\>)
 		die "SERIES_AUTHOR \"$a\" is a placeholder address" ;;
 	esac
+	[[ "$a" =~ ^[^\<\>]+\ \<[^@\<\>\ ]+@[^@\<\>\ ]+\.[^@\<\>\ ]+\>$ ]] ||
+		die "SERIES_AUTHOR \"$a\" is not \"Name <user@domain>\""
 	echo "$a"
 }
 
