@@ -55,6 +55,16 @@ static const struct fuse_bpf_op *const fuse_bpf_ops[] = {
 	[FUSE_IOCTL]		= &fuse_bpf_fileattr_op,
 };
 
+/**
+ * fuse_bpf_arg_in() - append an input argument to an operation's arguments
+ * @req: the request
+ * @size: the argument's size in bytes
+ * @value: the argument
+ *
+ * The arguments describe the operation as a FUSE request would carry it,
+ * for the filters.  An argument past the last slot is dropped, with a
+ * warning.
+ */
 void fuse_bpf_arg_in(struct fuse_bpf_req *req, unsigned int size,
 		     const void *value)
 {
@@ -66,6 +76,16 @@ void fuse_bpf_arg_in(struct fuse_bpf_req *req, unsigned int size,
 	args->in_args[args->in_numargs++].value = value;
 }
 
+/**
+ * fuse_bpf_arg_out() - append an output argument to an operation's arguments
+ * @req: the request
+ * @size: the argument's size in bytes
+ * @value: where the argument is
+ *
+ * The arguments describe the operation as a FUSE reply would carry it,
+ * for the filters.  An argument past the last slot is dropped, with a
+ * warning.
+ */
 void fuse_bpf_arg_out(struct fuse_bpf_req *req, unsigned int size,
 		      void *value)
 {
@@ -77,9 +97,13 @@ void fuse_bpf_arg_out(struct fuse_bpf_req *req, unsigned int size,
 	args->out_args[args->out_numargs++].value = value;
 }
 
-/*
- * A variable-length argument: the filters see @buf, the daemon's filters
- * its contents as the argument (backing_user.c).
+/**
+ * fuse_bpf_arg_buf() - append a variable-length input argument
+ * @req: the request
+ * @buf: the buffer that holds it (fuse_bpf_buf_in())
+ *
+ * The BPF filters see @buf; the daemon's filters see its contents, as they
+ * are when they run, as the argument (backing_user.c).
  */
 void fuse_bpf_arg_buf(struct fuse_bpf_req *req, struct fuse_buffer *buf)
 {
@@ -90,6 +114,13 @@ void fuse_bpf_arg_buf(struct fuse_bpf_req *req, struct fuse_buffer *buf)
 		req->in_bufs[i] = buf;
 }
 
+/**
+ * fuse_bpf_arg_out_buf() - append a variable-length output argument
+ * @req: the request
+ * @buf: the buffer that holds it
+ *
+ * As fuse_bpf_arg_buf(), for an output.
+ */
 void fuse_bpf_arg_out_buf(struct fuse_bpf_req *req, struct fuse_buffer *buf)
 {
 	unsigned int i = req->args.out_numargs;
@@ -99,10 +130,16 @@ void fuse_bpf_arg_out_buf(struct fuse_bpf_req *req, struct fuse_buffer *buf)
 		req->out_bufs[i] = buf;
 }
 
-/*
- * The one credential helper.  Operations on the lower filesystem run with
- * the mounter's credentials, taken at mount; the caller's permission was
- * checked before.  Revert with revert_creds().
+/**
+ * fuse_bpf_override_creds() - run with the backing credentials of a mount
+ * @inode: a node of the mount
+ *
+ * Operations on the lower filesystem run with the backing credentials of
+ * the connection: the mounter's, taken at mount, for a root_dir= mount,
+ * else those of the first backing a daemon gave (backing_entry.c).  The
+ * caller's permission was checked before.
+ *
+ * Return: the credentials in force before, for revert_creds().
  */
 const struct cred *fuse_bpf_override_creds(struct inode *inode)
 {
@@ -110,7 +147,7 @@ const struct cred *fuse_bpf_override_creds(struct inode *inode)
 }
 
 /**
- * fuse_bpf_caller_owns - may the caller act as the owner of the lower inode?
+ * fuse_bpf_caller_owns() - may the caller act as the owner of the lower inode?
  * @inode: a backed inode
  *
  * The VFS judged the caller against the FUSE inode's mirror of the lower
@@ -118,7 +155,9 @@ const struct cred *fuse_bpf_override_creds(struct inode *inode)
  * inode changed hands under it).  Owner-only changes are judged again here,
  * on the lower inode as it is now, with the caller's credentials.
  *
- * Return: 0 or -EPERM.
+ * Context: with the caller's credentials in force.
+ *
+ * Return: 0 if the caller may, else -EPERM.
  */
 int fuse_bpf_caller_owns(struct inode *inode)
 {
@@ -127,15 +166,23 @@ int fuse_bpf_caller_owns(struct inode *inode)
 	return -EPERM;
 }
 
-/*
+/**
+ * fuse_bpf_get_caller_creds() - the backing credentials, acting for a caller
+ * @caller: the credentials of the operation's caller
+ *
  * Operations that take space on the lower filesystem (creates, writes,
  * fallocate, copies, xattrs) act for the caller: what they make is owned by
  * the caller, as if it had made it on the lower filesystem itself
  * (overlayfs does the same), the space kept for a user id (ext4's resuid)
  * is the caller's to take or not, and CAP_SYS_RESOURCE, which lets a write
  * past quotas and into reserved space, stays only if the caller has it in
- * the initial user namespace.  Called with the backing credentials in
- * force; returns them, or a copy acting for @caller, referenced.
+ * the initial user namespace.
+ *
+ * Context: process context, may sleep; the backing credentials in force
+ * (fuse_bpf_override_creds()).
+ *
+ * Return: the backing credentials, or a copy of them with the fsuid and
+ * fsgid of @caller, referenced; NULL if the copy cannot be allocated.
  */
 noinline const struct cred *
 fuse_bpf_get_caller_creds(const struct cred *caller)
@@ -202,15 +249,21 @@ out:
 }
 
 /**
- * fuse_bpf_run - serve one operation of a backed node
+ * fuse_bpf_run() - serve one operation of a backed node
  * @req: the request; req->args.opcode selects the operation
  *
  * Set up, the node's prefilter (and the daemon's, if it asks for it), the
  * backing operation, the postfilter (the node's or the daemon's), finish.
  * The filters see and may rewrite req's arguments.
  *
+ * A node the kernel made is introduced to the daemon (fuse_bpf_introduce())
+ * before an operation goes to it.
+ *
+ * Context: process context, may sleep.
+ *
  * Return: the operation's result, or FUSE_BPF_FALLBACK when a filter or
- * the node's daemon_ops sent it to the daemon.
+ * the node's daemon_ops sent it to the daemon; -EOPNOTSUPP, with a
+ * warning, for an opcode FUSE-BPF does not serve.
  */
 int fuse_bpf_run(struct fuse_bpf_req *req)
 {
@@ -222,6 +275,7 @@ int fuse_bpf_run(struct fuse_bpf_req *req)
 		op = fuse_bpf_ops[req->args.opcode];
 	if (WARN_ON_ONCE(!op))
 		return -EOPNOTSUPP;
+	req->args.nodeid = get_node_id(req->inode);
 	if (fuse_bpf_daemon_op(req->inode, req->args.opcode))
 		return FUSE_BPF_FALLBACK;
 
@@ -253,9 +307,16 @@ ALLOW_ERROR_INJECTION(fuse_bpf_run, ERRNO);
 /* Inode flags the VFS checks on the FUSE inode before it calls us. */
 #define FUSE_BPF_COPY_FLAGS	(S_SYNC | S_APPEND | S_IMMUTABLE)
 
-/*
- * Mirror the lower inode's attributes in the FUSE inode.  RCU-walk callers
- * may hold an inode under eviction: there is nothing to mirror then.
+/**
+ * fuse_bpf_copyattr() - mirror the lower inode's attributes in a FUSE inode
+ * @inode: a FUSE inode
+ *
+ * Mode, owner, times, link count, size, blocks, block size and the
+ * S_SYNC, S_APPEND and S_IMMUTABLE flags.  RCU-walk callers may hold an
+ * inode under eviction: there is nothing to mirror then, nor for an inode
+ * that is not backed.
+ *
+ * Context: takes @inode->i_lock, does not sleep; RCU-walk callers too.
  */
 void fuse_bpf_copyattr(struct inode *inode)
 {
@@ -359,6 +420,17 @@ static void fuse_bpf_lockdep_annotate_sb(struct super_block *sb,
 #endif
 }
 
+/**
+ * fuse_bpf_init_inode() - set up a new FUSE inode from its backing inode
+ * @inode: the new inode (I_NEW, or the root being made), its backing
+ *	dentry set
+ * @mnt: the mount of the backing dentry; @inode takes a reference to it
+ *
+ * The FUSE inode takes the lower inode's number, generation, type, device
+ * number and attributes (fuse_bpf_copyattr()).  Times live in the lower
+ * inode: it is S_NOATIME and S_NOCMTIME.  ACLs are never cached: they are
+ * always asked of the lower inode.
+ */
 void fuse_bpf_init_inode(struct inode *inode, struct vfsmount *mnt)
 {
 	struct fuse_conn *fc = get_fuse_conn(inode);
@@ -385,13 +457,19 @@ void fuse_bpf_init_inode(struct inode *inode, struct vfsmount *mnt)
 }
 
 /**
- * fuse_bpf_iget - the FUSE inode of a backing inode
+ * fuse_bpf_iget() - the FUSE inode of a backing inode
  * @dir: the backed directory it was found or made in
  * @path: the backing dentry (positive) and its mount
  *
  * Hard links of one lower inode share one FUSE inode; its node id comes
  * from the kernel's own id space (FUSE_BPF_NODEID_BIT).  A new node
  * inherits the filter of @dir.
+ *
+ * Context: process context, may sleep.
+ *
+ * Return: the FUSE inode, referenced: a new one set up by
+ * fuse_bpf_init_inode(), or one found, its attributes refreshed;
+ * ERR_PTR(-ENOMEM) if it cannot be allocated.
  */
 struct inode *fuse_bpf_iget(struct inode *dir, const struct path *path)
 {
@@ -416,7 +494,20 @@ struct inode *fuse_bpf_iget(struct inode *dir, const struct path *path)
 }
 ALLOW_ERROR_INJECTION(fuse_bpf_iget, ERRNO);
 
-/* Look @name up in the backing directory @parent, which the caller locked. */
+/**
+ * fuse_bpf_lookup_child() - look a name up in a backing directory
+ * @parent: the backing directory, its inode locked by the caller
+ * @name: the name, one path component
+ *
+ * As lookup_one_len(): the search permission on @parent is checked with
+ * the credentials in force.
+ *
+ * Context: process context, may sleep; the caller holds @parent's i_rwsem.
+ *
+ * Return: the child, referenced, negative if there is no such name; or an
+ * ERR_PTR(): -EACCES for an empty name, "." or "..", or a name with a
+ * slash or a NUL, the lookup's error otherwise.
+ */
 struct dentry *fuse_bpf_lookup_child(struct dentry *parent,
 				     const struct qstr *name)
 {
@@ -424,11 +515,19 @@ struct dentry *fuse_bpf_lookup_child(struct dentry *parent,
 }
 ALLOW_ERROR_INJECTION(fuse_bpf_lookup_child, ERRNO);
 
-/*
- * Open the backing file of @inode for @file, with the backing credentials
- * in force.  As ovl_open_realfile(): the lower inode must let the backing
- * credentials open it too (the caller was checked on the FUSE inode), and
- * O_NOATIME needs them to own it.
+/**
+ * fuse_bpf_open_backing() - open the backing file of a FUSE file
+ * @inode: the backed node
+ * @file: the file being opened on it
+ *
+ * As ovl_open_realfile(): the lower inode must let the backing credentials
+ * open it too (the caller was checked on the FUSE inode), and O_NOATIME
+ * needs them to own it.  O_CREAT, O_EXCL, O_NOCTTY and O_TRUNC are not
+ * passed on.
+ *
+ * Context: process context, may sleep; the backing credentials in force.
+ *
+ * Return: the backing file, or an ERR_PTR().
  */
 struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file)
 {
@@ -449,10 +548,15 @@ struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file)
 }
 ALLOW_ERROR_INJECTION(fuse_bpf_open_backing, ERRNO);
 
-/*
+/**
+ * fuse_bpf_evict_inode() - release the backing and filter of an evicted node
+ * @inode: the FUSE inode being evicted, backed or not
+ *
  * RCU-walk readers of backing_path.dentry may still see the inode: they
- * read the pointer once (fuse_bpf_dentry_rcu()); the lower dentry and
- * inode stay valid until their RCU grace period ends.
+ * read the pointer once (fuse_bpf_dentry_rcu()), NULL from now on; the
+ * lower dentry and inode stay valid until their RCU grace period ends.
+ *
+ * Context: inode eviction (fuse_evict_inode()), may sleep.
  */
 void fuse_bpf_evict_inode(struct inode *inode)
 {
@@ -466,7 +570,10 @@ void fuse_bpf_evict_inode(struct inode *inode)
 	fi->bpf_ops = NULL;
 }
 
-/*
+/**
+ * fuse_bpf_keep_dentry() - keep an unused dentry of a backed directory?
+ * @dentry: the dentry losing its last reference
+ *
  * Keep unused dentries of backed directories: d_revalidate checks them.
  * Not those whose lower name went away (unlinked or renamed on the lower
  * filesystem): a kept dentry pins its inode, whose backing path pins the
@@ -474,6 +581,13 @@ void fuse_bpf_evict_inode(struct inode *inode)
  * on the lower while its dentry sits unused keeps the space until the name
  * is next looked up through the mount (d_revalidate drops it), memory
  * pressure or drop_caches reclaims it, or the mount goes away.
+ *
+ * Context: ->d_delete() (fuse_dentry_delete()), under @dentry->d_lock;
+ * does not sleep.
+ *
+ * Return: true to keep @dentry: a backed node whose lower dentry is still
+ * hashed, or a negative dentry in a backed directory; false to leave it to
+ * the entry's timeout.
  */
 bool fuse_bpf_keep_dentry(const struct dentry *dentry)
 {
@@ -490,6 +604,19 @@ bool fuse_bpf_keep_dentry(const struct dentry *dentry)
 
 /* Mount options */
 
+/**
+ * fuse_bpf_parse_root_dir() - parse the root_dir= mount option
+ * @fsc: the filesystem context
+ * @param: the option: a file, or a file descriptor number
+ * @result: the parsed option, the descriptor in uint_32
+ *
+ * root_dir= names the directory that backs the root of the mount.  Who may
+ * give it is checked later, by fuse_bpf_check_options().
+ *
+ * Return: 0, the directory's path kept, referenced, in the fs context;
+ * -EINVAL if given twice or on an idmapped mount, -EBADF for a bad
+ * descriptor, -ENOTDIR if not a directory, -ELOOP if it stacks too deep.
+ */
 int fuse_bpf_parse_root_dir(struct fs_context *fsc, struct fs_parameter *param,
 			    struct fs_parse_result *result)
 {
@@ -524,6 +651,14 @@ int fuse_bpf_parse_root_dir(struct fs_context *fsc, struct fs_parameter *param,
 	return err;
 }
 
+/**
+ * fuse_bpf_parse_no_daemon() - parse the no_daemon mount option
+ * @fsc: the filesystem context
+ *
+ * A mount with no daemon needs CAP_SYS_ADMIN in the initial user namespace.
+ *
+ * Return: 0, -EINVAL if given twice, or -EPERM.
+ */
 int fuse_bpf_parse_no_daemon(struct fs_context *fsc)
 {
 	struct fuse_fs_context *ctx = fsc->fs_private;
@@ -554,6 +689,18 @@ static int fuse_bpf_may_mount(struct fs_context *fsc)
 	return 0;
 }
 
+/**
+ * fuse_bpf_check_options() - check the FUSE-BPF mount options together
+ * @fsc: the filesystem context, its options parsed
+ *
+ * root_dir= asks who may make a backed mount (fuse_bpf_may_mount()).
+ * root_bpf= and root_bpf_fd= need root_dir=; no_daemon needs root_dir=
+ * and excludes fd=.
+ *
+ * Context: fuse_get_tree(), before the connection is made.
+ *
+ * Return: 0, -EPERM or -EINVAL.
+ */
 int fuse_bpf_check_options(struct fs_context *fsc)
 {
 	struct fuse_fs_context *ctx = fsc->fs_private;
@@ -575,10 +722,17 @@ int fuse_bpf_check_options(struct fs_context *fsc)
 	return 0;
 }
 
-/*
- * A mount with no daemon: no /dev/fuse, no FUSE_INIT.  The connection is
+/**
+ * fuse_bpf_fill_super() - fill the superblock of a mount with no daemon
+ * @sb: the new superblock
+ * @ctx: the mount options
+ *
+ * No /dev/fuse, no FUSE_INIT.  rootmode= defaults to a directory, user_id=
+ * and group_id= to the mounter's fsuid and fsgid.  The connection is
  * initialized and disconnected from the start, so a request that reaches
  * for a daemon fails at once with -ENOTCONN.
+ *
+ * Return: 0, or the error of fuse_fill_super_common().
  */
 int fuse_bpf_fill_super(struct super_block *sb, struct fuse_fs_context *ctx)
 {
@@ -604,9 +758,19 @@ int fuse_bpf_fill_super(struct super_block *sb, struct fuse_fs_context *ctx)
 	return 0;
 }
 
-/*
- * Called by fuse_fill_super_common() with the fresh root inode: give it the
- * backing directory named by root_dir=.
+/**
+ * fuse_bpf_set_root() - give the root the backing directory of root_dir=
+ * @sb: the new superblock
+ * @root: its fresh root inode, or NULL if it could not be made
+ * @ctx: the mount options
+ *
+ * Called by fuse_fill_super_common().  The connection takes the mounter's
+ * credentials as its backing credentials, the root the root_bpf= (or
+ * root_bpf_fd=) filter.  The superblock stacks one level above the lower
+ * one, is skipped by sync(2) and exports no file handles.  Nothing is done
+ * without root_dir=.
+ *
+ * Return: 0 or -ENOMEM.
  */
 int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
 		      struct fuse_fs_context *ctx)
@@ -638,12 +802,22 @@ int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
 	return 0;
 }
 
-/*
+/**
+ * fuse_bpf_sync_fs() - syncfs() of a backed mount
+ * @err: where the result goes
+ * @sb: the FUSE superblock
+ *
  * syncfs() of a backed mount (wait == 1: fuse_sync_fs() returns early
  * otherwise) syncs the lower filesystem, as overlayfs does with its upper
- * one.  sync(2) skips us (SB_I_SKIP_SYNC): it reaches
- * the lower filesystem on its own.  The lower s_umount nests in ours, of
- * the same class when the lower is FUSE-BPF too: one subclass per level.
+ * one.  sync(2) skips us (SB_I_SKIP_SYNC): it reaches the lower
+ * filesystem on its own.
+ *
+ * Context: process context, may sleep.  Takes the lower s_umount shared;
+ * it nests in ours, of the same class when the lower is FUSE-BPF too: one
+ * subclass per level.
+ *
+ * Return: true if the root of @sb is backed, the result of syncing the
+ * lower filesystem in @err; false if FUSE syncs the mount as usual.
  */
 bool fuse_bpf_sync_fs(int *err, struct super_block *sb)
 {
@@ -658,10 +832,15 @@ bool fuse_bpf_sync_fs(int *err, struct super_block *sb)
 	return true;
 }
 
-/*
- * FUSE_INIT reply of a daemon on a mount with a backed root: the daemon
- * may not make it idmappable (backing operations would not map ids) nor
- * give it file handles (they would mean nothing to a daemon).
+/**
+ * fuse_bpf_init_reply() - filter the flags of a daemon's FUSE_INIT reply
+ * @fc: the connection
+ * @flags: the reply's flags (flags2 in the upper half), filtered in place
+ *
+ * On a mount with a backed root (its backing credentials set at mount)
+ * the daemon may not make it idmappable (backing operations would not map
+ * ids) nor give it file handles (they would mean nothing to a daemon):
+ * FUSE_ALLOW_IDMAP and FUSE_NO_EXPORT_SUPPORT are cleared.
  */
 void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags)
 {
@@ -669,12 +848,25 @@ void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags)
 		*flags &= ~(FUSE_ALLOW_IDMAP | FUSE_NO_EXPORT_SUPPORT);
 }
 
+/**
+ * fuse_bpf_free_fsc() - release the FUSE-BPF mount options of an fs context
+ * @ctx: the mount options
+ *
+ * Drops the root_dir= path and the root_bpf= (or root_bpf_fd=) filter,
+ * unless the root took it (fuse_bpf_set_root()).
+ */
 void fuse_bpf_free_fsc(struct fuse_fs_context *ctx)
 {
 	path_put(&ctx->root_dir);
 	bpf_fuse_ops_put(ctx->root_bpf);
 }
 
+/**
+ * fuse_bpf_conn_free() - release the FUSE-BPF state of a connection
+ * @fc: the connection, its last reference gone
+ *
+ * Drops the backing credentials, if it has any.
+ */
 void fuse_bpf_conn_free(struct fuse_conn *fc)
 {
 	if (fc->backing_cred)

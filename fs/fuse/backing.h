@@ -35,60 +35,118 @@ struct fuse_bpf_entry {
 	u8 bpf_action;
 };
 
-/* The backing inode of a node, if it has one. */
+/**
+ * fuse_bpf_path() - the backing path of a node
+ * @inode: a FUSE inode
+ *
+ * Return: the backing path of @inode, not referenced; its dentry is NULL
+ * if @inode has no backing inode.
+ */
 static inline struct path *fuse_bpf_path(struct inode *inode)
 {
 	return &get_fuse_inode(inode)->backing_path;
 }
 
+/**
+ * fuse_bpf_backed() - is a node backed by an inode of a lower filesystem?
+ * @inode: a FUSE inode
+ *
+ * Return: true if @inode has a backing dentry.
+ */
 static inline bool fuse_bpf_backed(struct inode *inode)
 {
 	return get_fuse_inode(inode)->backing_path.dentry;
 }
 
-/*
- * The backing dentry of a node that may be under eviction: RCU-walk
- * callers (permission, ACLs, d_revalidate) read it once, under RCU, and
- * treat NULL as "gone" (fuse_bpf_evict_inode() clears it).
+/**
+ * fuse_bpf_dentry_rcu() - the backing dentry of a node, for RCU-walk callers
+ * @inode: a FUSE inode, possibly under eviction
+ *
+ * RCU-walk callers (permission, ACLs, d_revalidate) read it once, under
+ * RCU, and treat NULL as "gone" (fuse_bpf_evict_inode() clears it).
+ *
+ * Context: any; under RCU, the dentry stays valid until the read-side
+ * critical section ends.
+ *
+ * Return: the backing dentry, not referenced, or NULL if @inode has none
+ * or is being evicted.
  */
 static inline struct dentry *fuse_bpf_dentry_rcu(struct inode *inode)
 {
 	return READ_ONCE(get_fuse_inode(inode)->backing_path.dentry);
 }
 
+/**
+ * fuse_bpf_dentry() - the backing dentry of a node
+ * @inode: a FUSE inode
+ *
+ * Return: the backing dentry of @inode, not referenced, or NULL if it has
+ * none.
+ */
 static inline struct dentry *fuse_bpf_dentry(struct inode *inode)
 {
 	return get_fuse_inode(inode)->backing_path.dentry;
 }
 
+/**
+ * fuse_bpf_inode() - the backing inode of a node
+ * @inode: a backed FUSE inode (fuse_bpf_backed())
+ *
+ * Return: the inode of the backing dentry of @inode, not referenced.
+ */
 static inline struct inode *fuse_bpf_inode(struct inode *inode)
 {
 	return d_inode(get_fuse_inode(inode)->backing_path.dentry);
 }
 
-/* Does the daemon serve this operation of a backed node? (daemon_ops) */
+/**
+ * fuse_bpf_daemon_op() - does the daemon serve this operation of a backed node?
+ * @inode: a FUSE inode
+ * @opcode: a FUSE opcode
+ *
+ * A backed node leaves to the daemon the operations that the daemon_ops of
+ * the reply that gave it its backing named (struct fuse_bpf_entry_out).
+ *
+ * Return: true if @opcode is in the daemon_ops of @inode; false otherwise,
+ * and for an opcode past 63.
+ */
 static inline bool fuse_bpf_daemon_op(struct inode *inode, u32 opcode)
 {
 	return opcode < 64 &&
 	       (READ_ONCE(get_fuse_inode(inode)->bpf_daemon_ops) & BIT_ULL(opcode));
 }
 
-/* The fuse_ops filter of a node, if it has one. */
+/**
+ * fuse_bpf_node_ops() - the fuse_ops filter of a node
+ * @inode: a FUSE inode
+ *
+ * Return: the filter of @inode, not referenced, or NULL if it has none.
+ */
 static inline struct fuse_ops *fuse_bpf_node_ops(struct inode *inode)
 {
 	return get_fuse_inode(inode)->bpf_ops;
 }
 
-/* The backing file of an open file of a backed node. */
+/**
+ * fuse_bpf_file() - the backing file of an open file
+ * @file: an open file of a FUSE node
+ *
+ * Return: the backing file of @file (the passthrough file of its
+ * fuse_file), or NULL if it has none.
+ */
 static inline struct file *fuse_bpf_file(struct file *file)
 {
 	return ((struct fuse_file *)file->private_data)->passthrough;
 }
 
-/*
- * Is this open file served from a backing file?  Not a file of a backed
- * node that the daemon opened (a filter sent OPEN or OPENDIR to it): the
- * daemon serves that one, by its file handle.
+/**
+ * fuse_bpf_file_backed() - is this open file served from a backing file?
+ * @file: an open file of a FUSE node
+ *
+ * Not a file of a backed node that the daemon opened (a filter sent OPEN
+ * or OPENDIR to it): the daemon serves that one, by its file handle.
+ *
+ * Return: true if @file is of a backed node and has a backing file.
  */
 static inline bool fuse_bpf_file_backed(struct file *file)
 {
@@ -119,8 +177,9 @@ struct fuse_bpf_req {
 	struct fuse_buffer *out_bufs[FUSE_BPF_MAX_OUT];
 };
 
+/* A request of opcode @op on @node; fuse_bpf_run() fills in the node id. */
 #define FUSE_BPF_REQ(op, node) \
-	{ .inode = (node), .args = { .opcode = (op), .nodeid = get_node_id(node) } }
+	{ .inode = (node), .args = { .opcode = (op) } }
 
 /*
  * fuse_bpf_run() returns this when a filter sent the operation to the
@@ -130,7 +189,14 @@ struct fuse_bpf_req {
  */
 #define FUSE_BPF_FALLBACK	INT_MAX
 
-/* The result of fuse_bpf_run() for a hook: false when it falls back. */
+/**
+ * fuse_bpf_result() - the result of fuse_bpf_run() for a hook
+ * @err: where the hook gives the operation's result
+ * @ret: what fuse_bpf_run() returned
+ *
+ * Return: false if @ret is FUSE_BPF_FALLBACK (the operation goes to the
+ * daemon; @err is left as it is), else true, with @ret stored in @err.
+ */
 static inline bool fuse_bpf_result(int *err, int ret)
 {
 	if (ret == FUSE_BPF_FALLBACK)
@@ -194,7 +260,13 @@ int fuse_bpf_user_prefilter(struct fuse_bpf_req *req);
 int fuse_bpf_user_postfilter(struct fuse_bpf_req *req, int err);
 int fuse_bpf_parse_root_bpf_fd(struct fs_context *fsc, unsigned int fd);
 
-/* A prefilter absent: CONTINUE, or POSTFILTER when there is a postfilter. */
+/**
+ * fuse_bpf_no_prefilter() - the verdict of a filter with no prefilter
+ * @postfilter: the filter's postfilter of the operation, or NULL
+ *
+ * Return: BPF_FUSE_POSTFILTER if there is a postfilter, else
+ * BPF_FUSE_CONTINUE.
+ */
 static inline int fuse_bpf_no_prefilter(const void *postfilter)
 {
 	return postfilter ? BPF_FUSE_POSTFILTER : BPF_FUSE_CONTINUE;
@@ -212,9 +284,12 @@ const struct cred *fuse_bpf_get_caller_creds(const struct cred *caller);
 struct inode *fuse_bpf_iget(struct inode *dir, const struct path *path);
 void fuse_bpf_copyattr(struct inode *inode);
 
-/*
- * Bring the mirror of a backed inode up to date before the VFS reads it
- * for a decision of its own (file_remove_privs() before a write).
+/**
+ * fuse_bpf_refresh() - bring the mirror of a backed inode up to date
+ * @inode: a FUSE inode; nothing is done if it is not backed
+ *
+ * Before the VFS reads it for a decision of its own (file_remove_privs()
+ * before a write).  See fuse_bpf_copyattr().
  */
 static inline void fuse_bpf_refresh(struct inode *inode)
 {

@@ -97,6 +97,25 @@ static bool fuse_bpf_access(int *err, struct inode *inode, int mask)
 	return fuse_bpf_result(err, fuse_bpf_run(&a.req));
 }
 
+/**
+ * fuse_bpf_permission() - Check permission on a backed node
+ * @err: where the result goes: 0 or an errno
+ * @inode: the FUSE inode
+ * @mask: MAY_* flags
+ *
+ * Judges the caller on the lower inode as it is now (generic_permission(),
+ * and no writing to an immutable inode).  For access(2) and chdir(2) on a
+ * node with a filter, the filters then see FUSE_ACCESS: they may fail the
+ * check, not grant what the lower inode refused.
+ *
+ * Context: RCU walk if @mask has MAY_NOT_BLOCK: the mirror is not refreshed
+ * and no filter runs.
+ *
+ * Return: false if @inode has no backing dentry, or if, for access(2) or
+ * chdir(2) on a node with a filter, its daemon_ops or a filter send
+ * FUSE_ACCESS to the daemon; otherwise true, the result in @err (-ECHILD
+ * if the backing dentry has no inode).
+ */
 bool fuse_bpf_permission(int *err, struct inode *inode, int mask)
 {
 	struct dentry *lower = fuse_bpf_dentry_rcu(inode);
@@ -239,6 +258,22 @@ const struct fuse_bpf_op fuse_bpf_getattr_op = {
 	.finish = fuse_bpf_getattr_finish,
 };
 
+/**
+ * fuse_bpf_getattr() - Get the attributes of a backed node
+ * @err: where the result goes: 0 or an errno
+ * @path: the FUSE path
+ * @stat: where the attributes go
+ * @mask: STATX_* fields asked for
+ * @flags: AT_* flags (AT_GETATTR_NOSEC: no LSM check)
+ *
+ * Gets the lower inode's attributes (vfs_getattr()), with st_dev the FUSE
+ * superblock's.  A postfilter may change them, except the file type,
+ * st_ino and st_rdev.  Refreshes the mirror.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err; false
+ * if the node has no backing inode, or a filter sends FUSE_GETATTR to the
+ * daemon.
+ */
 bool fuse_bpf_getattr(int *err, const struct path *path, struct kstat *stat,
 		      u32 mask, unsigned int flags)
 {
@@ -384,6 +419,22 @@ const struct fuse_bpf_op fuse_bpf_setattr_op = {
 	.flags = FUSE_BPF_WRITE,
 };
 
+/**
+ * fuse_bpf_setattr() - Change the attributes of a backed node
+ * @err: where the result goes: 0 or an errno
+ * @entry: the FUSE dentry
+ * @attr: the change, as the VFS checked it
+ *
+ * Judges the caller again on the lower inode as it is now, under its lock
+ * and with the caller's credentials, then makes the change with
+ * notify_change() and the backing credentials.  The lower filesystem works
+ * out which set-id bits a kill request drops; a truncate through a file
+ * the daemon opened goes by path.  The filters may fail it, not rewrite it.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err; false
+ * if the node has no backing inode, or its daemon_ops or a filter send
+ * FUSE_SETATTR to the daemon.
+ */
 bool fuse_bpf_setattr(int *err, struct dentry *entry, struct iattr *attr)
 {
 	struct inode *inode = d_inode(entry);
@@ -488,6 +539,19 @@ const struct fuse_bpf_op fuse_bpf_statfs_op = {
 	.finish = fuse_bpf_statfs_finish,
 };
 
+/**
+ * fuse_bpf_statfs() - Get the statistics of a backed node's filesystem
+ * @err: where the result goes: 0 or an errno
+ * @entry: the FUSE dentry
+ * @buf: where the statistics go
+ *
+ * Gets the lower filesystem's statistics (vfs_statfs()), as a postfilter
+ * leaves them, with f_type FUSE_SUPER_MAGIC.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err; false
+ * if the node has no backing inode, or its daemon_ops or a filter send
+ * FUSE_STATFS to the daemon.
+ */
 bool fuse_bpf_statfs(int *err, struct dentry *entry, struct kstatfs *buf)
 {
 	struct fuse_bpf_statfs s = {
@@ -847,10 +911,25 @@ static bool fuse_bpf_xattr_run(int *err, u32 opcode, struct inode *inode,
 		return false;
 	x->req.inode = inode;
 	x->req.args.opcode = opcode;
-	x->req.args.nodeid = get_node_id(inode);
 	return fuse_bpf_result(err, fuse_bpf_run(&x->req));
 }
 
+/**
+ * fuse_bpf_getxattr() - Get an extended attribute of a backed node
+ * @res: where the result goes: the value's size, or an errno
+ * @inode: the FUSE inode
+ * @name: the attribute's full name
+ * @value: the buffer for the value
+ * @size: its size; 0 asks for the value's size only
+ *
+ * Reads the lower attribute (vfs_getxattr()) by the name the filters
+ * leave, which must stay in @name's namespace (-EPERM).  A postfilter may
+ * rewrite the value, within @size (-ERANGE).
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @res; false
+ * if @inode has no backing inode, or its daemon_ops or a filter send
+ * FUSE_GETXATTR to the daemon.
+ */
 bool fuse_bpf_getxattr(ssize_t *res, struct inode *inode, const char *name,
 		       void *value, size_t size)
 {
@@ -863,6 +942,21 @@ bool fuse_bpf_getxattr(ssize_t *res, struct inode *inode, const char *name,
 	return true;
 }
 
+/**
+ * fuse_bpf_listxattr() - List the extended attributes of a backed node
+ * @res: where the result goes: the list's size, or an errno
+ * @entry: the FUSE dentry
+ * @list: the buffer for the NUL-terminated names
+ * @size: its size; 0 asks for the list's size only
+ *
+ * Lists the lower inode's attributes (vfs_listxattr()); a postfilter may
+ * rewrite the list.  trusted.* names are dropped for a caller without
+ * CAP_SYS_ADMIN, as overlayfs does; a size query may overestimate.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @res; false
+ * if the node has no backing inode, or its daemon_ops or a filter send
+ * FUSE_LISTXATTR to the daemon.
+ */
 bool fuse_bpf_listxattr(ssize_t *res, struct dentry *entry, char *list,
 			size_t size)
 {
@@ -914,6 +1008,25 @@ static bool fuse_bpf_xattr_write(int *err, u32 opcode, struct inode *inode,
 	return fuse_bpf_xattr_run(err, opcode, inode, x);
 }
 
+/**
+ * fuse_bpf_setxattr() - Set an extended attribute of a backed node
+ * @err: where the result goes: 0 or an errno
+ * @inode: the FUSE inode
+ * @name: the attribute's full name
+ * @value: the value
+ * @size: its size
+ * @flags: XATTR_CREATE, XATTR_REPLACE or 0
+ *
+ * Judges the caller again on the lower inode: user.* needs write permission
+ * (and ownership of a sticky directory), namespaces other than trusted.*
+ * and security.* need ownership.  Then sets the attribute with
+ * vfs_setxattr(), for the caller.  The filters may rewrite the value, and
+ * the name within its namespace.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err; false
+ * if @inode has no backing inode, or its daemon_ops or a filter send
+ * FUSE_SETXATTR to the daemon.
+ */
 bool fuse_bpf_setxattr(int *err, struct inode *inode, const char *name,
 		       const void *value, size_t size, int flags)
 {
@@ -927,6 +1040,20 @@ bool fuse_bpf_setxattr(int *err, struct inode *inode, const char *name,
 	return fuse_bpf_xattr_write(err, FUSE_SETXATTR, inode, &x);
 }
 
+/**
+ * fuse_bpf_removexattr() - Remove an extended attribute of a backed node
+ * @err: where the result goes: 0 or an errno
+ * @inode: the FUSE inode
+ * @name: the attribute's full name
+ *
+ * Judges the caller again as fuse_bpf_setxattr() does, then removes the
+ * attribute with vfs_removexattr() and the backing credentials.  The
+ * filters may rewrite the name within its namespace.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err; false
+ * if @inode has no backing inode, or its daemon_ops or a filter send
+ * FUSE_REMOVEXATTR to the daemon.
+ */
 bool fuse_bpf_removexattr(int *err, struct inode *inode, const char *name)
 {
 	struct fuse_bpf_xattr x = { .name = name };
@@ -934,10 +1061,23 @@ bool fuse_bpf_removexattr(int *err, struct inode *inode, const char *name)
 	return fuse_bpf_xattr_write(err, FUSE_REMOVEXATTR, inode, &x);
 }
 
-/*
+/**
+ * fuse_bpf_get_inode_acl() - Get a POSIX ACL of a backed node to check with
+ * @res: where the result goes, as ->get_inode_acl() returns it
+ * @inode: the FUSE inode
+ * @type: ACL_TYPE_ACCESS or ACL_TYPE_DEFAULT
+ * @rcu: true in RCU walk: the lower inode's cached ACL only
+ *
  * Backed inodes never cache ACLs (ACL_DONT_CACHE): permission checks read
- * the lower inode's, so a change made on the lower filesystem is seen.
- * Under RCU the inode may be under eviction (see fuse_bpf_permission()).
+ * the lower inode's, so a change made on the lower filesystem is seen.  No
+ * filter runs.
+ *
+ * Context: under RCU if @rcu is set, and the inode may be under eviction
+ * (see fuse_bpf_permission()).
+ *
+ * Return: false if @inode has no backing dentry; otherwise true, with @res
+ * the lower inode's ACL (ERR_PTR(-ECHILD) if the backing dentry has no
+ * inode).
  */
 bool fuse_bpf_get_inode_acl(struct posix_acl **res, struct inode *inode,
 			    int type, bool rcu)
@@ -957,6 +1097,20 @@ bool fuse_bpf_get_inode_acl(struct posix_acl **res, struct inode *inode,
 	return true;
 }
 
+/**
+ * fuse_bpf_get_acl() - Get a POSIX ACL of a backed node
+ * @res: where the result goes: the ACL, NULL if none, or an ERR_PTR()
+ * @entry: the FUSE dentry
+ * @type: ACL_TYPE_ACCESS or ACL_TYPE_DEFAULT
+ *
+ * Reads the lower inode's ACL with vfs_get_acl().  The filters see
+ * FUSE_GETXATTR with the ACL's xattr name, which they may not change; the
+ * node's postfilter does not run.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @res; false
+ * if the node has no backing inode, or its daemon_ops or a filter send
+ * FUSE_GETXATTR to the daemon.
+ */
 bool fuse_bpf_get_acl(struct posix_acl **res, struct dentry *entry, int type)
 {
 	struct fuse_bpf_xattr x = {
@@ -971,6 +1125,22 @@ bool fuse_bpf_get_acl(struct posix_acl **res, struct dentry *entry, int type)
 	return true;
 }
 
+/**
+ * fuse_bpf_set_acl() - Set or remove a POSIX ACL of a backed node
+ * @err: where the result goes: 0 or an errno
+ * @entry: the FUSE dentry
+ * @acl: the ACL; NULL removes it
+ * @type: ACL_TYPE_ACCESS or ACL_TYPE_DEFAULT
+ *
+ * Needs the caller to own the lower inode (-EPERM).  Sets the lower ACL
+ * with vfs_set_acl(), for the caller, or removes it with vfs_remove_acl().
+ * The filters see FUSE_SETXATTR or FUSE_REMOVEXATTR with the ACL's xattr
+ * name, which they may not change.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err; false
+ * if the node has no backing inode, or its daemon_ops or a filter send the
+ * operation to the daemon.
+ */
 bool fuse_bpf_set_acl(int *err, struct dentry *entry, struct posix_acl *acl,
 		      int type)
 {
@@ -1045,15 +1215,39 @@ static bool fuse_bpf_fileattr(int *err, struct dentry *entry,
 		f.in.cmd = set ? FS_IOC_FSSETXATTR : FS_IOC_FSGETXATTR;
 	else
 		f.in.cmd = set ? FS_IOC_SETFLAGS : FS_IOC_GETFLAGS;
-	*err = fuse_bpf_run(&f.req);
-	return true;
+	return fuse_bpf_result(err, fuse_bpf_run(&f.req));
 }
 
+/**
+ * fuse_bpf_fileattr_get() - Get the inode flags of a backed node
+ * @err: where the result goes: 0 or an errno
+ * @entry: the FUSE dentry
+ * @fa: where the flags go
+ *
+ * Reads the lower inode's flags with vfs_fileattr_get().  No filter runs,
+ * and the daemon is never asked.
+ *
+ * Return: true if the node has a backing inode, the result in @err; false
+ * otherwise.
+ */
 bool fuse_bpf_fileattr_get(int *err, struct dentry *entry, struct fileattr *fa)
 {
 	return fuse_bpf_fileattr(err, entry, fa, false);
 }
 
+/**
+ * fuse_bpf_fileattr_set() - Set the inode flags of a backed node
+ * @err: where the result goes: 0 or an errno
+ * @entry: the FUSE dentry
+ * @fa: the new flags
+ *
+ * Needs the caller to own the lower inode (-EPERM), then sets its flags
+ * with vfs_fileattr_set() and the backing credentials.  No filter runs,
+ * and the daemon is never asked.
+ *
+ * Return: true if the node has a backing inode, the result in @err; false
+ * otherwise.
+ */
 bool fuse_bpf_fileattr_set(int *err, struct dentry *entry, struct fileattr *fa)
 {
 	return fuse_bpf_fileattr(err, entry, fa, true);

@@ -16,7 +16,7 @@
 #include <linux/fs_parser.h>
 
 /**
- * fuse_bpf_prefilter - run the node's prefilter of an operation
+ * fuse_bpf_prefilter() - run the node's prefilter of an operation
  * @op: the operation
  * @req: the request, set up
  * @ops: the node's filter
@@ -59,7 +59,13 @@ int fuse_bpf_prefilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
 	return 0;
 }
 
-/* The inputs are the postfilters' to read, not to change. */
+/**
+ * fuse_bpf_inputs_done() - make the inputs of an operation read-only
+ * @req: the request, before its backing step
+ *
+ * The inputs are the postfilters' to read, not to change: each buffer of
+ * @req is marked BPF_FUSE_IMMUTABLE.
+ */
 void fuse_bpf_inputs_done(struct fuse_bpf_req *req)
 {
 	unsigned int i;
@@ -69,7 +75,7 @@ void fuse_bpf_inputs_done(struct fuse_bpf_req *req)
 }
 
 /**
- * fuse_bpf_postfilter - run the node's postfilter of an operation
+ * fuse_bpf_postfilter() - run the node's postfilter of an operation
  * @op: the operation
  * @req: the request
  * @ops: the node's filter
@@ -94,13 +100,18 @@ int fuse_bpf_postfilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
 }
 
 /**
- * fuse_bpf_buf_in - describe a variable-length input of an operation
+ * fuse_bpf_buf_in() - describe a variable-length input of an operation
  * @req: the request
  * @buf: the buffer
  * @data: what it holds, not the filter's to change in place
  * @size: the bytes in use
  * @max_size: the protocol's limit for this argument
  * @flags: BPF_FUSE_* flags (BPF_FUSE_IMMUTABLE: the filter may only read it)
+ *
+ * A filter that rewrites @buf gets a copy of @data (BPF_FUSE_MUST_ALLOCATE),
+ * freed by fuse_bpf_buffers_free().  A request has at most
+ * FUSE_BPF_MAX_BUFS buffers: past that, @buf is set up but not counted,
+ * with a warning.
  */
 void fuse_bpf_buf_in(struct fuse_bpf_req *req, struct fuse_buffer *buf,
 		     void *data, unsigned int size, unsigned int max_size,
@@ -117,7 +128,15 @@ void fuse_bpf_buf_in(struct fuse_bpf_req *req, struct fuse_buffer *buf,
 		req->bufs[req->nbufs++] = buf;
 }
 
-/* A name, as FUSE sends it: NUL-terminated, at most NAME_MAX long. */
+/**
+ * fuse_bpf_buf_name() - describe a name input of an operation
+ * @req: the request
+ * @buf: the buffer
+ * @name: the name
+ *
+ * A name, as FUSE sends it: NUL-terminated, at most NAME_MAX long.  A
+ * filter may change its length (BPF_FUSE_VARIABLE_SIZE).
+ */
 void fuse_bpf_buf_name(struct fuse_bpf_req *req, struct fuse_buffer *buf,
 		       const struct qstr *name)
 {
@@ -125,9 +144,12 @@ void fuse_bpf_buf_name(struct fuse_bpf_req *req, struct fuse_buffer *buf,
 			NAME_MAX + 1, BPF_FUSE_VARIABLE_SIZE);
 }
 
-/*
- * The string a (possibly rewritten) buffer holds: not empty, one NUL, at
- * its end.  ERR_PTR(-EINVAL) otherwise.
+/**
+ * fuse_bpf_buf_str() - the string a buffer holds
+ * @buf: a buffer, possibly rewritten by a filter
+ *
+ * Return: the buffer's data if it is a string: not empty, one NUL, at its
+ * end; ERR_PTR(-EINVAL) otherwise.
  */
 const char *fuse_bpf_buf_str(const struct fuse_buffer *buf)
 {
@@ -139,9 +161,15 @@ const char *fuse_bpf_buf_str(const struct fuse_buffer *buf)
 	return s;
 }
 
-/*
- * The name a (possibly rewritten) name buffer holds: one path component.
- * "." and ".." and slashes are refused by the lower lookup itself.
+/**
+ * fuse_bpf_buf_qstr() - the name a name buffer holds
+ * @buf: a name buffer, possibly rewritten by a filter
+ * @name: set to the name, which points into @buf's data
+ *
+ * The name is to be one path component: "." and ".." and slashes are
+ * refused by the lower lookup itself.
+ *
+ * Return: 0, or -EINVAL if @buf does not hold a string (fuse_bpf_buf_str()).
  */
 int fuse_bpf_buf_qstr(const struct fuse_buffer *buf, struct qstr *name)
 {
@@ -153,6 +181,13 @@ int fuse_bpf_buf_qstr(const struct fuse_buffer *buf, struct qstr *name)
 	return 0;
 }
 
+/**
+ * fuse_bpf_buffers_free() - free what the filters allocated for an operation
+ * @req: the request, its operation over
+ *
+ * Frees what the filters' kfunc calls allocated in each buffer of @req,
+ * whatever the operation's result.
+ */
 void fuse_bpf_buffers_free(struct fuse_bpf_req *req)
 {
 	unsigned int i;
@@ -161,7 +196,14 @@ void fuse_bpf_buffers_free(struct fuse_bpf_req *req)
 		bpf_fuse_free_buffer(req->bufs[i]);
 }
 
-/* The FUSE attributes of a lower inode, for the filters' entry and attr outs */
+/**
+ * fuse_bpf_fill_attr() - the FUSE attributes of a lower inode
+ * @inode: the lower inode
+ * @attr: filled in
+ *
+ * For the entry and attr outputs the filters see.  The owner and group are
+ * given in the initial user namespace.
+ */
 void fuse_bpf_fill_attr(struct inode *inode, struct fuse_attr *attr)
 {
 	struct kstat stat;
@@ -186,10 +228,18 @@ void fuse_bpf_fill_attr(struct inode *inode, struct fuse_attr *attr)
 	};
 }
 
-/*
+/**
+ * fuse_bpf_parse_root_bpf() - parse the root_bpf= mount option
+ * @fsc: the filesystem context
+ * @param: the option, the name of a registered fuse_ops
+ *
  * root_bpf=<name>: the registered fuse_ops program of the root, and so of
  * every node below it.  Only who may make the backed mount may choose its
  * filter (fuse_bpf_check_options() requires root_dir=).
+ *
+ * Return: 0, the program kept, referenced, in the fs context; -EINVAL if
+ * root_bpf= or root_bpf_fd= was given before, -ENOENT if no fuse_ops of
+ * that name is registered.
  */
 int fuse_bpf_parse_root_bpf(struct fs_context *fsc, struct fs_parameter *param)
 {
@@ -204,10 +254,17 @@ int fuse_bpf_parse_root_bpf(struct fs_context *fsc, struct fs_parameter *param)
 	return 0;
 }
 
-/*
- * root_bpf_fd=<fd>: the same, by a descriptor of the registered fuse_ops
- * struct_ops map or of its link.  Names are global and may collide:
- * a descriptor names the program its holder registered.
+/**
+ * fuse_bpf_parse_root_bpf_fd() - parse the root_bpf_fd= mount option
+ * @fsc: the filesystem context
+ * @fd: a descriptor of a registered fuse_ops struct_ops map or of its link
+ *
+ * root_bpf_fd=<fd>: as root_bpf=, by a descriptor.  Names are global and
+ * may collide: a descriptor names the program its holder registered.
+ *
+ * Return: 0, the program kept, referenced, in the fs context; -EINVAL if
+ * root_bpf= or root_bpf_fd= was given before, or the error of
+ * bpf_fuse_ops_get_fd() (-EBADF, -EINVAL).
  */
 int fuse_bpf_parse_root_bpf_fd(struct fs_context *fsc, unsigned int fd)
 {

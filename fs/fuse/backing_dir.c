@@ -109,6 +109,22 @@ const struct fuse_bpf_op fuse_bpf_lookup_op = {
 	.finish = fuse_bpf_lookup_finish,
 };
 
+/**
+ * fuse_bpf_lookup() - Look a name up in a backed directory
+ * @res: where the result goes: the dentry to use instead of @entry, NULL
+ *	to use @entry, or an ERR_PTR()
+ * @dir: the FUSE directory
+ * @entry: the negative dentry of the name
+ * @flags: LOOKUP_* flags (not used)
+ *
+ * Looks the name the filters leave up in the lower directory and splices
+ * the FUSE inode of what it finds (fuse_bpf_iget()), or none for a negative
+ * dentry, into @entry.
+ *
+ * Return: true if FUSE-BPF served the lookup, its result in @res; false if
+ * @dir has no backing inode, or its daemon_ops or a filter send FUSE_LOOKUP
+ * to the daemon.
+ */
 bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,
 		     struct dentry *entry, unsigned int flags)
 {
@@ -254,6 +270,26 @@ static bool fuse_bpf_daemon_names(struct dentry *entry)
 	return ret;
 }
 
+/**
+ * fuse_bpf_revalidate() - Check a dentry of a backed directory
+ * @ret: where the ->d_revalidate() result goes
+ * @entry: the dentry
+ * @flags: LOOKUP_* flags
+ *
+ * @entry stays valid while the lower directory has the same inode (or
+ * none) under its name and the lower filesystem's own ->d_revalidate()
+ * agrees.  The common case is checked without blocking; otherwise the name
+ * is looked up again, in ref-walk.  In ref-walk, a valid node's mirror is
+ * refreshed.
+ *
+ * Context: RCU walk if @flags has LOOKUP_RCU: a check that would block
+ * gives -ECHILD.
+ *
+ * Return: true with @ret 1 (valid), 0 (invalid), -ECHILD or an errno;
+ * false if the daemon serves the name: the parent's daemon_ops have
+ * FUSE_LOOKUP, or the parent has no backing inode, the mount's root has
+ * none either and the node is not one the kernel made.
+ */
 bool fuse_bpf_revalidate(int *ret, struct dentry *entry, unsigned int flags)
 {
 	struct inode *inode = d_inode_rcu(entry);
@@ -573,6 +609,22 @@ static bool fuse_bpf_make(int *err, struct fuse_bpf_make *m)
 	return fuse_bpf_result(err, fuse_bpf_run(&m->req));
 }
 
+/**
+ * fuse_bpf_create() - Create a regular file in a backed directory
+ * @err: where the result goes: 0 or an errno
+ * @dir: the FUSE directory
+ * @entry: the negative dentry of the new name
+ * @mode: the file's mode
+ * @excl: passed on to vfs_create(); an existing name gives -EEXIST anyway
+ *
+ * Creates the lower file with vfs_create() and the mode the filters
+ * leave, for the caller (who owns it), and instantiates @entry with its
+ * FUSE inode.  The file is not opened.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err;
+ * false if @dir has no backing inode, or its daemon_ops or a filter
+ * send FUSE_CREATE to the daemon.
+ */
 bool fuse_bpf_create(int *err, struct inode *dir, struct dentry *entry,
 		     umode_t mode, bool excl)
 {
@@ -586,6 +638,22 @@ bool fuse_bpf_create(int *err, struct inode *dir, struct dentry *entry,
 	return fuse_bpf_make(err, &m);
 }
 
+/**
+ * fuse_bpf_mknod() - Make a special file in a backed directory
+ * @err: where the result goes: 0 or an errno
+ * @dir: the FUSE directory
+ * @entry: the negative dentry of the new name
+ * @mode: the file's type and mode
+ * @rdev: the device number
+ *
+ * Makes the lower node with vfs_mknod(), for the caller, and instantiates
+ * @entry with its FUSE inode.  The filters may change the permission
+ * bits, not the file type nor @rdev (-EPERM).
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err;
+ * false if @dir has no backing inode, or its daemon_ops or a filter
+ * send FUSE_MKNOD to the daemon.
+ */
 bool fuse_bpf_mknod(int *err, struct inode *dir, struct dentry *entry,
 		    umode_t mode, dev_t rdev)
 {
@@ -604,6 +672,20 @@ bool fuse_bpf_mknod(int *err, struct inode *dir, struct dentry *entry,
 	return fuse_bpf_make(err, &m);
 }
 
+/**
+ * fuse_bpf_mkdir() - Make a directory in a backed directory
+ * @err: where the result goes: 0 or an errno
+ * @dir: the FUSE directory
+ * @entry: the negative dentry of the new name
+ * @mode: the directory's mode
+ *
+ * Makes the lower directory with vfs_mkdir() and the mode the filters
+ * leave, for the caller, and instantiates @entry with its FUSE inode.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err;
+ * false if @dir has no backing inode, or its daemon_ops or a filter
+ * send FUSE_MKDIR to the daemon.
+ */
 bool fuse_bpf_mkdir(int *err, struct inode *dir, struct dentry *entry,
 		    umode_t mode)
 {
@@ -616,6 +698,20 @@ bool fuse_bpf_mkdir(int *err, struct inode *dir, struct dentry *entry,
 	return fuse_bpf_make(err, &m);
 }
 
+/**
+ * fuse_bpf_symlink() - Make a symbolic link in a backed directory
+ * @err: where the result goes: 0 or an errno
+ * @dir: the FUSE directory
+ * @entry: the negative dentry of the new name
+ * @link: the link's target
+ *
+ * Makes the lower symlink with vfs_symlink() and the target the filters
+ * leave, for the caller, and instantiates @entry with its FUSE inode.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err;
+ * false if @dir has no backing inode, or its daemon_ops or a filter
+ * send FUSE_SYMLINK to the daemon.
+ */
 bool fuse_bpf_symlink(int *err, struct inode *dir, struct dentry *entry,
 		      const char *link)
 {
@@ -628,6 +724,20 @@ bool fuse_bpf_symlink(int *err, struct inode *dir, struct dentry *entry,
 	return fuse_bpf_make(err, &m);
 }
 
+/**
+ * fuse_bpf_link() - Make a hard link in a backed directory
+ * @err: where the result goes: 0 or an errno
+ * @old: the dentry of the existing inode
+ * @dir: the FUSE directory of the new name
+ * @entry: the negative dentry of the new name
+ *
+ * Links the lower inode of @old under the new name with vfs_link(), with
+ * the backing credentials, and instantiates @entry with @old's inode.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err (-EXDEV
+ * if @old has no backing inode); false if @dir has no backing inode, or its
+ * daemon_ops or a filter send FUSE_LINK to the daemon.
+ */
 bool fuse_bpf_link(int *err, struct dentry *old, struct inode *dir,
 		   struct dentry *entry)
 {
@@ -801,11 +911,38 @@ static bool fuse_bpf_remove(int *err, u32 opcode, struct inode *dir,
 	return fuse_bpf_result(err, fuse_bpf_run(&r.req));
 }
 
+/**
+ * fuse_bpf_unlink() - Remove a name from a backed directory
+ * @err: where the result goes: 0 or an errno
+ * @dir: the FUSE directory
+ * @entry: the dentry to remove
+ *
+ * Unlinks the lower name the filters leave with vfs_unlink().  It must still
+ * hold @entry's lower inode: -ESTALE if it holds another (the VFS walks
+ * again with LOOKUP_REVAL and retries), -ENOENT if it is gone.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err; false
+ * if @dir has no backing inode, or its daemon_ops or a filter send
+ * FUSE_UNLINK to the daemon.
+ */
 bool fuse_bpf_unlink(int *err, struct inode *dir, struct dentry *entry)
 {
 	return fuse_bpf_remove(err, FUSE_UNLINK, dir, entry);
 }
 
+/**
+ * fuse_bpf_rmdir() - Remove a directory from a backed directory
+ * @err: where the result goes: 0 or an errno
+ * @dir: the FUSE directory
+ * @entry: the dentry of the directory to remove
+ *
+ * Removes the lower directory with vfs_rmdir(), checked as in
+ * fuse_bpf_unlink().
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err; false
+ * if @dir has no backing inode, or its daemon_ops or a filter send
+ * FUSE_RMDIR to the daemon.
+ */
 bool fuse_bpf_rmdir(int *err, struct inode *dir, struct dentry *entry)
 {
 	return fuse_bpf_remove(err, FUSE_RMDIR, dir, entry);
@@ -968,6 +1105,23 @@ const struct fuse_bpf_op fuse_bpf_rename_op = {
 	.flags = FUSE_BPF_WRITE,
 };
 
+/**
+ * fuse_bpf_rename() - Rename an entry of a backed directory
+ * @err: where the result goes: 0 or an errno
+ * @olddir: the FUSE directory of the source
+ * @oldent: the source dentry
+ * @newdir: the FUSE directory of the target
+ * @newent: the target dentry
+ * @flags: RENAME_* flags, as the VFS checked them
+ *
+ * The filters (@olddir's) see FUSE_RENAME, or FUSE_RENAME2 if @flags is
+ * set; they may drop flags, not add them (-EPERM).  The lower names are
+ * checked as in fuse_bpf_unlink(), then renamed with vfs_rename().
+ *
+ * Return: false if neither directory has a backing inode, or @olddir's
+ * daemon_ops or a filter send the rename to the daemon; otherwise true, the
+ * result in @err (-EXDEV if only one of them has one).
+ */
 bool fuse_bpf_rename(int *err, struct inode *olddir, struct dentry *oldent,
 		     struct inode *newdir, struct dentry *newent,
 		     unsigned int flags)
@@ -1075,6 +1229,21 @@ const struct fuse_bpf_op fuse_bpf_tmpfile_op = {
 	.flags = FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER,
 };
 
+/**
+ * fuse_bpf_tmpfile() - Make and open an unnamed file in a backed directory
+ * @err: where the result goes: 0 or an errno
+ * @dir: the FUSE directory
+ * @file: the O_TMPFILE file to open
+ * @mode: the file's mode
+ *
+ * Makes an O_TMPFILE file in the lower directory, for the caller, with the
+ * VFS's flags and @mode (a filter's rewrite is not applied), gives @file's
+ * dentry its FUSE inode and opens @file.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err; false
+ * if @dir has no backing inode, or its daemon_ops or a filter send
+ * FUSE_TMPFILE to the daemon.
+ */
 bool fuse_bpf_tmpfile(int *err, struct inode *dir, struct file *file,
 		      umode_t mode)
 {
@@ -1094,7 +1263,24 @@ bool fuse_bpf_tmpfile(int *err, struct inode *dir, struct file *file,
 	return fuse_bpf_result(err, fuse_bpf_run(&t.req));
 }
 
-/* Create and open in one go. */
+/**
+ * fuse_bpf_atomic_open() - Look up, create and open in one go
+ * @err: where the result goes: 0 or an errno
+ * @dir: the FUSE directory
+ * @entry: the dentry, in lookup or negative
+ * @file: the file to open
+ * @flags: the open flags
+ * @mode: the mode of a file to create
+ *
+ * Looks @entry up if it is in lookup (fuse_bpf_lookup()).  Without O_CREAT,
+ * or if the name exists, leaves the open to the VFS (finish_no_open());
+ * otherwise creates the file (fuse_bpf_create()) and opens @file on it.  A
+ * name that appeared on the lower filesystem meanwhile gives -ESTALE
+ * without O_EXCL, so that the VFS walks again and opens it.
+ *
+ * Return: false if @dir has no backing inode, or the lookup or the create
+ * goes to the daemon; otherwise true, the result in @err.
+ */
 bool fuse_bpf_atomic_open(int *err, struct inode *dir, struct dentry *entry,
 			  struct file *file, unsigned int flags, umode_t mode)
 {
@@ -1205,6 +1391,22 @@ const struct fuse_bpf_op fuse_bpf_readlink_op = {
 	.finish = fuse_bpf_readlink_finish,
 };
 
+/**
+ * fuse_bpf_get_link() - Read the target of a backed symlink
+ * @res: where the result goes: the target, or an ERR_PTR()
+ * @entry: the symlink's dentry; NULL in RCU walk
+ * @inode: the symlink's FUSE inode
+ * @done: set to release the target once the caller is done with it
+ *
+ * Reads the lower symlink with vfs_get_link().  The filters see the link's
+ * name; they may fail the call, not change the target.
+ *
+ * Context: in RCU walk (@entry NULL) @res is ERR_PTR(-ECHILD).
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @res; false
+ * if @inode has no backing inode, or its daemon_ops or a filter send
+ * FUSE_READLINK to the daemon.
+ */
 bool fuse_bpf_get_link(const char **res, struct dentry *entry,
 		       struct inode *inode, struct delayed_call *done)
 {
@@ -1351,6 +1553,23 @@ const struct fuse_bpf_op fuse_bpf_open_op = {
 	.finish = fuse_bpf_open_finish,
 };
 
+/**
+ * fuse_bpf_open_common() - Open a file or directory of a backed node
+ * @err: where the result goes: 0 or an errno
+ * @opcode: FUSE_OPEN or FUSE_OPENDIR, as the filters see it
+ * @inode: the FUSE inode
+ * @file: the file being opened
+ *
+ * Opens the backing file (fuse_bpf_open_backing()) with the backing
+ * credentials and gives @file a fuse_file holding it in ff->passthrough; a
+ * regular file opened for writing keeps credentials acting for the opener
+ * (fuse_bpf_get_caller_creds()).  The filters may fail the open, not
+ * change its flags.
+ *
+ * Return: true if FUSE-BPF served the open, its result in @err; false if
+ * @inode has no backing inode, or its daemon_ops or a filter send @opcode
+ * to the daemon (which then serves the open file).
+ */
 bool fuse_bpf_open_common(int *err, u32 opcode, struct inode *inode,
 			  struct file *file)
 {
@@ -1365,6 +1584,18 @@ bool fuse_bpf_open_common(int *err, u32 opcode, struct inode *inode,
 	return fuse_bpf_result(err, fuse_bpf_run(&o.req));
 }
 
+/**
+ * fuse_bpf_opendir() - Open a backed directory
+ * @err: where the result goes: 0 or an errno
+ * @inode: the FUSE inode
+ * @file: the file being opened
+ *
+ * fuse_bpf_open_common() for FUSE_OPENDIR.
+ *
+ * Return: true if FUSE-BPF served the open, its result in @err; false if
+ * @inode has no backing inode, or its daemon_ops or a filter send
+ * FUSE_OPENDIR to the daemon.
+ */
 bool fuse_bpf_opendir(int *err, struct inode *inode, struct file *file)
 {
 	return fuse_bpf_open_common(err, FUSE_OPENDIR, inode, file);
@@ -1563,6 +1794,21 @@ const struct fuse_bpf_op fuse_bpf_readdir_op = {
 	.finish = fuse_bpf_readdir_finish,
 };
 
+/**
+ * fuse_bpf_readdir() - Read a directory from its backing directory
+ * @err: where the result goes: 0 or an errno
+ * @file: the open FUSE directory
+ * @ctx: the caller's directory context
+ *
+ * Reads the lower directory from ctx->pos, at the lower directory's own
+ * offsets.  Without a postfilter the lower directory fills @ctx directly;
+ * with one, a page of FUSE_READDIR records goes through it first, and a
+ * chunk it empties is followed by the next one.
+ *
+ * Return: false if @file is not served from a backing file (its node has
+ * no backing inode, or the daemon opened it), or a filter sends the read to
+ * the daemon; otherwise true, the result in @err.
+ */
 bool fuse_bpf_readdir(int *err, struct file *file, struct dir_context *ctx)
 {
 	struct inode *inode = file_inode(file);

@@ -60,9 +60,15 @@ static int fuse_bpf_entry_daemon_ops(struct fuse_bpf_entry *e, u64 ops)
 	return 0;
 }
 
-/*
+/**
+ * fuse_bpf_entry_init() - let the reply of a request carry FUSE-BPF entries
+ * @args: a LOOKUP, or a request that makes an entry; its first out
+ *	argument is the struct fuse_entry_out
+ * @e: where the entries go: zeroed, released by fuse_bpf_entry_put()
+ *
  * The entries are the last, variable-size, out argument: the request's
- * fuse_simple_request() returns their size on success.
+ * fuse_simple_request() returns their size on success.  They are checked
+ * when the reply is written (fuse_bpf_entry_reply()).
  */
 void fuse_bpf_entry_init(struct fuse_args *args, struct fuse_bpf_entry *e)
 {
@@ -73,6 +79,14 @@ void fuse_bpf_entry_init(struct fuse_args *args, struct fuse_bpf_entry *e)
 	args->bpf_entry = e;
 }
 
+/**
+ * fuse_bpf_entry_put() - release the entries of a reply
+ * @e: the entries
+ *
+ * Drops the backing path and the filters @e holds, and resets it to a
+ * reply without entries, which changes nothing.  @e may have been
+ * released before.
+ */
 void fuse_bpf_entry_put(struct fuse_bpf_entry *e)
 {
 	path_put(&e->backing);
@@ -305,13 +319,17 @@ static struct fuse_ops *fuse_bpf_parent_ops(struct fuse_conn *fc, u64 nodeid)
 }
 
 /**
- * fuse_bpf_entry_reply - check and resolve the entries of a LOOKUP reply
+ * fuse_bpf_entry_reply() - check and resolve the entries of a LOOKUP reply
  * @fc: the connection
  * @args: the request, its reply copied in
  * @via_ioctl: the reply came through FUSE_DEV_IOC_BPF_RESPONSE
  *
  * Called in the context of the daemon writing the reply, so descriptors
- * are the daemon's.  On error nothing is kept and the lookup fails.
+ * are the daemon's.  On error nothing is kept and the lookup fails.  A
+ * request not set up by fuse_bpf_entry_init(), or a reply without entries,
+ * has nothing to check.
+ *
+ * Context: process context, may sleep.
  *
  * Return: 0 or the errno the daemon's write or ioctl returns.
  */
@@ -359,12 +377,16 @@ static bool fuse_bpf_entry_same(struct inode *inode,
 }
 
 /**
- * fuse_bpf_entry_replaces - does a reply change the backing or filter?
+ * fuse_bpf_entry_replaces() - does a reply change the backing or filter?
  * @inode: the inode of the reply's node id
  * @e: the reply's entries, or NULL
  *
  * When it does, @e takes what it leaves as it is from @inode, for the new
  * inode to have.
+ *
+ * Return: true if @e changes the backing, its daemon_ops or the filter of
+ * @inode: the node id then needs a new inode; false if @e is NULL or
+ * leaves @inode as it is.
  */
 bool fuse_bpf_entry_replaces(struct inode *inode, struct fuse_bpf_entry *e)
 {
@@ -389,9 +411,13 @@ bool fuse_bpf_entry_replaces(struct inode *inode, struct fuse_bpf_entry *e)
 }
 
 /**
- * fuse_bpf_entry_attach - give a new inode the backing and filter of a reply
+ * fuse_bpf_entry_attach() - give a new inode the backing and filter of a reply
  * @inode: the new inode (I_NEW), of a node id the daemon gave
  * @e: the reply's entries, or NULL
+ *
+ * A filter entry is given even to a node without backing.  A backed node
+ * with no filter entry takes the filter of the directory the request was
+ * made in.  The node keeps the daemon's generation.
  *
  * Return: true if @inode is now backed (and set up from the backing
  * inode), false if it is a daemon's node as any other.
@@ -483,8 +509,14 @@ static int fuse_bpf_introduce_one(struct dentry *entry, struct dentry *parent)
 }
 
 /**
- * fuse_bpf_introduce - give a node the kernel made a node id of the daemon
+ * fuse_bpf_introduce() - give a node the kernel made a node id of the daemon
  * @inode: the node of an operation a filter sends to the daemon
+ *
+ * Each node the kernel made, from below the nearest one the daemon knows
+ * down to @inode, is looked up by name in its parent; the reply's node id
+ * becomes the node's.  A node the daemon gave needs nothing.
+ *
+ * Context: process context, may sleep: waits for the daemon's replies.
  *
  * Return: 0, or the error of a LOOKUP on the way (-ESTALE for a node with
  * no name left).

@@ -16,6 +16,19 @@
 #include <linux/filelock.h>
 #include <linux/uio.h>
 
+/**
+ * fuse_bpf_open() - Open a file of a backed node
+ * @err: where the result goes: 0 or an errno
+ * @inode: the FUSE inode
+ * @file: the file being opened
+ *
+ * fuse_bpf_open_common() for FUSE_OPEN: @file then reads and writes through
+ * its backing file, by the FUSE passthrough path.
+ *
+ * Return: true if FUSE-BPF served the open, its result in @err; false if
+ * @inode has no backing inode, or its daemon_ops or a filter send FUSE_OPEN
+ * to the daemon.
+ */
 bool fuse_bpf_open(int *err, struct inode *inode, struct file *file)
 {
 	return fuse_bpf_open_common(err, FUSE_OPEN, inode, file);
@@ -363,11 +376,22 @@ static bool fuse_bpf_file_run(int *err, u32 opcode, struct file *file,
 		return false;
 	f->req.inode = inode;
 	f->req.args.opcode = opcode;
-	f->req.args.nodeid = get_node_id(inode);
 	f->file = file;
 	return fuse_bpf_result(err, fuse_bpf_run(&f->req));
 }
 
+/**
+ * fuse_bpf_flush() - Flush an open file of a backed node
+ * @err: where the result goes: 0 or an errno
+ * @file: the FUSE file
+ * @id: the lock owner (the file table being closed)
+ *
+ * Drops @id's POSIX locks on the backing file, then calls its ->flush().
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err;
+ * false if @file is not served from a backing file, or a filter
+ * sends FUSE_FLUSH to the daemon.
+ */
 bool fuse_bpf_flush(int *err, struct file *file, fl_owner_t id)
 {
 	struct fuse_bpf_file_req f = { .owner = id };
@@ -375,6 +399,21 @@ bool fuse_bpf_flush(int *err, struct file *file, fl_owner_t id)
 	return fuse_bpf_file_run(err, FUSE_FLUSH, file, &f);
 }
 
+/**
+ * fuse_bpf_fsync() - Sync an open file or directory of a backed node
+ * @err: where the result goes: 0 or an errno
+ * @file: the FUSE file
+ * @start: the first byte of the range
+ * @end: the last byte of the range
+ * @datasync: sync only the data and what reading it needs
+ *
+ * Syncs the backing file with vfs_fsync_range().  The filters see
+ * FUSE_FSYNCDIR for a directory, FUSE_FSYNC otherwise.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err;
+ * false if @file is not served from a backing file, or a filter
+ * sends the operation to the daemon.
+ */
 bool fuse_bpf_fsync(int *err, struct file *file, loff_t start, loff_t end,
 		    int datasync)
 {
@@ -388,6 +427,22 @@ bool fuse_bpf_fsync(int *err, struct file *file, loff_t start, loff_t end,
 	return fuse_bpf_file_run(err, opcode, file, &f);
 }
 
+/**
+ * fuse_bpf_llseek() - Reposition an open file of a backed node
+ * @res: where the result goes: the new position, or an errno
+ * @file: the FUSE file
+ * @offset: the offset
+ * @whence: SEEK_* from where
+ *
+ * Seeks the backing file from @file's position with vfs_llseek(), and
+ * gives @file the backing file's new position.
+ *
+ * Context: takes the inode lock of @file's inode.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @res;
+ * false if @file is not served from a backing file, or a filter
+ * sends FUSE_LSEEK to the daemon.
+ */
 bool fuse_bpf_llseek(loff_t *res, struct file *file, loff_t offset,
 		     int whence)
 {
@@ -425,6 +480,24 @@ static int fuse_bpf_remove_privs(struct file *file)
 	return err;
 }
 
+/**
+ * fuse_bpf_fallocate() - Allocate or free space of a backed file
+ * @err: where the result goes: 0 or an errno
+ * @file: the FUSE file
+ * @mode: FALLOC_FL_* flags
+ * @offset: the start of the range
+ * @length: the length of the range
+ *
+ * Drops the set-id bits first, judged with the caller's credentials
+ * (file_remove_privs()), then runs vfs_fallocate() on the backing file,
+ * for the caller.
+ *
+ * Context: takes the inode lock of @file's inode.
+ *
+ * Return: true if FUSE-BPF served the operation, its result in @err;
+ * false if @file is not served from a backing file, or a filter
+ * sends FUSE_FALLOCATE to the daemon.
+ */
 bool fuse_bpf_fallocate(int *err, struct file *file, int mode,
 			loff_t offset, loff_t length)
 {
@@ -444,6 +517,26 @@ bool fuse_bpf_fallocate(int *err, struct file *file, int mode,
 	return fuse_bpf_file_run(err, FUSE_FALLOCATE, file, &f);
 }
 
+/**
+ * fuse_bpf_copy_file_range() - Copy a range between backed files
+ * @res: where the result goes: the bytes copied, or an errno
+ * @src: the FUSE file to copy from
+ * @src_off: the offset in @src
+ * @dst: the FUSE file to copy to
+ * @dst_off: the offset in @dst
+ * @len: the bytes to copy
+ * @flags: copy_file_range(2) flags
+ *
+ * Drops @dst's set-id bits first (as fuse_bpf_fallocate()), then copies
+ * between the backing files with vfs_copy_file_range(), for the caller.
+ * The filters are those of @src's node.
+ *
+ * Context: takes the inode lock of @dst's inode.
+ *
+ * Return: false if neither file is served from a backing file, or a filter
+ * sends FUSE_COPY_FILE_RANGE to the daemon; otherwise true, the result in
+ * @res (-EXDEV if only one of them is).
+ */
 bool fuse_bpf_copy_file_range(ssize_t *res, struct file *src, loff_t src_off,
 			      struct file *dst, loff_t dst_off, size_t len,
 			      unsigned int flags)
@@ -502,19 +595,56 @@ static bool fuse_bpf_lock_common(int *err, struct file *file, int cmd,
 	return fuse_bpf_file_run(err, opcode, file, &f);
 }
 
+/**
+ * fuse_bpf_lock() - Test or set a POSIX lock on a backed file
+ * @err: where the result goes: 0 or an errno
+ * @file: the FUSE file
+ * @cmd: F_GETLK to test the lock; F_SETLK, F_SETLKW or F_CANCELLK
+ * @fl: the lock; during the call its file, and an owner that is @file, are
+ *	the backing file
+ *
+ * Tests (vfs_test_lock()) or sets (vfs_lock_file()) the lock on the backing
+ * file, so that it conflicts with locks taken on the lower file directly.
+ * No filter runs.
+ *
+ * Return: true if @file is served from a backing file, the result in @err;
+ * false otherwise.
+ */
 bool fuse_bpf_lock(int *err, struct file *file, int cmd, struct file_lock *fl)
 {
 	return fuse_bpf_lock_common(err, file, cmd, fl, false);
 }
 
+/**
+ * fuse_bpf_flock() - Set or remove a flock lock on a backed file
+ * @err: where the result goes: 0 or an errno
+ * @file: the FUSE file
+ * @cmd: F_SETLK or F_SETLKW
+ * @fl: the lock; during the call its file, and an owner that is @file, are
+ *	the backing file
+ *
+ * Takes the lock on the backing file (by its ->flock() if it has one), so
+ * that it conflicts with locks taken on the lower file directly.  No filter
+ * runs.
+ *
+ * Return: true if @file is served from a backing file, the result in @err;
+ * false otherwise.
+ */
 bool fuse_bpf_flock(int *err, struct file *file, int cmd, struct file_lock *fl)
 {
 	return fuse_bpf_lock_common(err, file, cmd, fl, true);
 }
 
-/*
+/**
+ * fuse_bpf_ioctl() - Refuse an ioctl on a backed file
+ * @err: where the result goes: -ENOTTY
+ * @file: the FUSE file
+ *
  * ioctls other than the fileattr ones (which the VFS routes to
  * ->fileattr_get/set) would run with the backing credentials: refuse them.
+ *
+ * Return: true if @file is served from a backing file, @err then -ENOTTY;
+ * false otherwise.
  */
 bool fuse_bpf_ioctl(long *err, struct file *file)
 {
@@ -524,9 +654,17 @@ bool fuse_bpf_ioctl(long *err, struct file *file)
 	return true;
 }
 
-/*
- * A backed file is as ready as its backing file.  CUSE shares
+/**
+ * fuse_bpf_poll() - Poll a backed file
+ * @res: where the result goes: the poll mask
+ * @file: the FUSE file
+ * @wait: the poll table
+ *
+ * A backed file is as ready as its backing file (vfs_poll()).  CUSE shares
  * fuse_file_poll() on a character device's inode, which is not a FUSE one.
+ *
+ * Return: true if @file is a regular file served from a backing file, the
+ * result in @res; false otherwise.
  */
 bool fuse_bpf_poll(__poll_t *res, struct file *file, poll_table *wait)
 {
@@ -839,11 +977,40 @@ static bool fuse_bpf_io(ssize_t *res, struct kiocb *iocb,
 	return true;
 }
 
+/**
+ * fuse_bpf_read_iter() - Read from a backed file whose node filters reads
+ * @res: where the result goes: the bytes read, -EIOCBQUEUED or an errno
+ * @iocb: the I/O control block, on the FUSE file
+ * @to: the destination
+ *
+ * Runs the node's read_iter filters around a read of the backing file by
+ * the FUSE passthrough path.  A read a filter sends to the daemon is a
+ * FUSE_READ of up to one request's worth of @to.
+ *
+ * Return: false if the file is not served from a backing file, @to is
+ * empty, or the node's filter has no read_iter filter: the caller reads as
+ * before.  Otherwise true, the result in @res.
+ */
 bool fuse_bpf_read_iter(ssize_t *res, struct kiocb *iocb, struct iov_iter *to)
 {
 	return fuse_bpf_io(res, iocb, to, false);
 }
 
+/**
+ * fuse_bpf_write_iter() - Write to a backed file whose node filters writes
+ * @res: where the result goes: the bytes written, -EIOCBQUEUED or an errno
+ * @iocb: the I/O control block, on the FUSE file
+ * @from: the source
+ *
+ * Runs the node's write_iter filters around a write of the backing file by
+ * the FUSE passthrough path.  A write a filter sends to the daemon is a
+ * FUSE_WRITE of up to one request's worth of @from, which does not change
+ * the backing file.
+ *
+ * Return: false if the file is not served from a backing file, @from is
+ * empty, or the node's filter has no write_iter filter: the caller writes
+ * as before.  Otherwise true, the result in @res.
+ */
 bool fuse_bpf_write_iter(ssize_t *res, struct kiocb *iocb,
 			 struct iov_iter *from)
 {

@@ -186,8 +186,13 @@ static int fuse_bpf_user_request(struct fuse_bpf_req *req, u32 phase,
 }
 
 /**
- * fuse_bpf_user_prefilter - the daemon's prefilter of an operation
+ * fuse_bpf_user_prefilter() - the daemon's prefilter of an operation
  * @req: the request, set up and through the node's prefilter
+ *
+ * Sends the daemon the inputs in a request of opcode | FUSE_PREFILTER and
+ * applies its answer to them.
+ *
+ * Context: process context, may sleep: waits for the daemon's answer.
  *
  * Return: 0 to run the operation with the inputs the daemon left, or the
  * error it fails with.
@@ -207,12 +212,14 @@ int fuse_bpf_user_prefilter(struct fuse_bpf_req *req)
 }
 
 /**
- * fuse_bpf_user_postfilter - the daemon's postfilter of an operation
+ * fuse_bpf_user_postfilter() - the daemon's postfilter of an operation
  * @req: the request
  * @err: the backing operation's result, the daemon's error_in
  *
  * A lookup that finds no lower entry succeeds with a negative dentry; the
  * daemon sees error_in -ENOENT, and may only fail it.
+ *
+ * Context: process context, may sleep: waits for the daemon's answer.
  *
  * Return: the operation's result: the daemon's error if it answered with
  * one, else @err, or -EIO when its answer does not parse.

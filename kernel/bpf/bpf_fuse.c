@@ -41,12 +41,15 @@ static struct bpf_fuse_entry *bpf_fuse_find(const char *name)
 
 /**
  * bpf_fuse_ops_get - take a registered fuse_ops by name
- * @name: its name
+ * @name: its name, the &fuse_ops.name it was registered with
  *
  * The program stays loaded until bpf_fuse_ops_put(), even if it is
  * unregistered meanwhile: unregistering only takes its name back.
  *
- * Return: the program, or NULL if no program of that name is registered.
+ * Context: Process context: takes the registry's mutex, may sleep.
+ *
+ * Return: the program, with a reference on its struct_ops map; NULL if
+ * no program of that name is registered.
  */
 struct fuse_ops *bpf_fuse_ops_get(const char *name)
 {
@@ -82,10 +85,15 @@ static struct fuse_ops *bpf_fuse_ops_get_id(u32 id)
 
 /**
  * bpf_fuse_ops_get_fd - take a registered fuse_ops by file descriptor
- * @fd: a descriptor of its struct_ops map or of its struct_ops link
+ * @fd: a descriptor, in the current task's file table, of its struct_ops
+ *	map or of its struct_ops link
  *
  * Unlike names, descriptors do not collide: the caller names the very
- * program it holds.
+ * program it holds.  The program is found by the id of the map; it must
+ * be registered (a detached link names none).  Drop the reference with
+ * bpf_fuse_ops_put().
+ *
+ * Context: Process context: takes the registry's mutex, may sleep.
  *
  * Return: the program, referenced; ERR_PTR(-EBADF) if @fd is not open,
  * ERR_PTR(-EINVAL) if it is not a registered fuse_ops map or its link.
@@ -117,13 +125,35 @@ struct fuse_ops *bpf_fuse_ops_get_fd(int fd)
 }
 EXPORT_SYMBOL_GPL(bpf_fuse_ops_get_fd);
 
-/* Another reference to a program held already. */
+/**
+ * bpf_fuse_ops_tryget - take another reference to a fuse_ops
+ * @ops: a program whose struct_ops map the caller keeps alive (by a
+ *	reference of its own), or NULL
+ *
+ * Another reference to a program held already, as a node takes its
+ * parent's filter.  Drop it with bpf_fuse_ops_put().
+ *
+ * Context: Any context: does not sleep.
+ *
+ * Return: @ops, with one more reference on its map; NULL if @ops is NULL
+ * or its map's last reference is already gone.
+ */
 struct fuse_ops *bpf_fuse_ops_tryget(struct fuse_ops *ops)
 {
 	return ops && bpf_struct_ops_get(ops) ? ops : NULL;
 }
 EXPORT_SYMBOL_GPL(bpf_fuse_ops_tryget);
 
+/**
+ * bpf_fuse_ops_put - drop a reference to a fuse_ops
+ * @ops: a program taken with bpf_fuse_ops_get(), bpf_fuse_ops_get_fd() or
+ *	bpf_fuse_ops_tryget(); NULL does nothing
+ *
+ * The last reference to its struct_ops map frees the map and its
+ * programs, later: after an RCU grace period or from a workqueue.
+ *
+ * Context: Any context: does not sleep.
+ */
 void bpf_fuse_ops_put(struct fuse_ops *ops)
 {
 	if (ops)
@@ -131,7 +161,18 @@ void bpf_fuse_ops_put(struct fuse_ops *ops)
 }
 EXPORT_SYMBOL_GPL(bpf_fuse_ops_put);
 
-/* What bpf_fuse_get_rw_dynptr() allocated, once the operation is over. */
+/**
+ * bpf_fuse_free_buffer - free what was allocated for a fuse_buffer
+ * @buf: an argument of an operation that is over
+ *
+ * Frees what bpf_fuse_get_rw_dynptr() or bpf_fuse_set_buffer() allocated,
+ * once the operation is over: @buf->data if the buffer has
+ * %BPF_FUSE_ALLOCATED, which is cleared, so that a second call does
+ * nothing.  Data the buffer was set up with is never freed.  @buf->data
+ * is not reset: the buffer must not be read afterwards.
+ *
+ * Context: Any context.
+ */
 void bpf_fuse_free_buffer(struct fuse_buffer *buf)
 {
 	if (buf->flags & BPF_FUSE_ALLOCATED)
@@ -188,9 +229,17 @@ done:
  * @data: the new contents
  * @size: their size: the buffer's own, if it has a fixed one
  *
- * For the daemon's filters, which answer with the whole argument.
+ * For the daemon's filters, which answer with the whole argument.  The
+ * contents are copied in place if the buffer's memory is the kernel's to
+ * change (no %BPF_FUSE_MUST_ALLOCATE, or allocated earlier) and large
+ * enough, else into a new allocation that bpf_fuse_free_buffer() frees;
+ * the buffer then holds @size bytes and has %BPF_FUSE_MODIFIED.
  *
- * Return: 0, -E2BIG past the buffer's limit, -ENOMEM.
+ * Context: Process context: allocates with GFP_KERNEL, may sleep.
+ *
+ * Return: 0; -EPERM (with a warning: a caller's bug) if @buf is read-only;
+ * -E2BIG if @size is past the limit of a variable-size buffer or is not
+ * the size of a fixed-size one; -ENOMEM.
  */
 int bpf_fuse_set_buffer(struct fuse_buffer *buf, const void *data, u32 size)
 {
@@ -215,11 +264,26 @@ __bpf_kfunc_start_defs();
  * bpf_fuse_get_rw_dynptr - a writable dynptr over a fuse_buffer
  * @buffer: an argument of the filter
  * @dynptr__uninit: the dynptr to set up; null on failure
- * @size: the bytes the buffer will hold (its size, if it has a fixed one)
- * @copy: keep the current contents (up to @size)
+ * @size: the bytes the buffer will hold, up to its max_size; a buffer
+ *	without %BPF_FUSE_VARIABLE_SIZE keeps its size, which @size must not
+ *	exceed
+ * @copy: keep the current contents (up to @size), zeroing any bytes
+ *	added; if false, the contents are unspecified (the old bytes or
+ *	zeroes) and the program should write them all
  *
- * Fails (null dynptr) on a read-only buffer (a postfilter's inputs) and
- * past the buffer's protocol limit.
+ * The buffer is written in place if its memory is the kernel's to change
+ * (no %BPF_FUSE_MUST_ALLOCATE, or allocated by an earlier call) and large
+ * enough, else moved to a new zeroed allocation (its contents copied if
+ * @copy) that is freed when the operation ends, whatever its result.  It
+ * then holds @size bytes and has %BPF_FUSE_MODIFIED; the dynptr covers
+ * them.
+ *
+ * Fails (null dynptr) on a read-only buffer (a postfilter's inputs),
+ * past the buffer's protocol limit, and when the allocation fails; the
+ * buffer is then unchanged.
+ *
+ * Context: fuse_ops programs only, which are not sleepable: allocates with
+ * GFP_ATOMIC.
  */
 __bpf_kfunc void bpf_fuse_get_rw_dynptr(struct fuse_buffer *buffer,
 					struct bpf_dynptr *dynptr__uninit,
@@ -239,6 +303,11 @@ __bpf_kfunc void bpf_fuse_get_rw_dynptr(struct fuse_buffer *buffer,
  * bpf_fuse_get_ro_dynptr - a read-only dynptr over a fuse_buffer
  * @buffer: an argument of the filter
  * @dynptr__uninit: the dynptr to set up
+ *
+ * Never fails: the dynptr covers the bytes in use.  Writes through it
+ * (bpf_dynptr_write(), bpf_dynptr_slice_rdwr()) fail.
+ *
+ * Context: fuse_ops programs only; does not sleep or allocate.
  */
 __bpf_kfunc void bpf_fuse_get_ro_dynptr(const struct fuse_buffer *buffer,
 					struct bpf_dynptr *dynptr__uninit)
@@ -250,7 +319,17 @@ __bpf_kfunc void bpf_fuse_get_ro_dynptr(const struct fuse_buffer *buffer,
 	bpf_dynptr_set_rdonly(ptr);
 }
 
-/* The bytes in use in @buffer. */
+/**
+ * bpf_fuse_return_len - the length of a fuse_buffer
+ * @buffer: an argument of the filter
+ *
+ * The bytes in use in @buffer.
+ *
+ * Context: fuse_ops programs only.
+ *
+ * Return: the bytes in use, which a successful bpf_fuse_get_rw_dynptr()
+ * sets.
+ */
 __bpf_kfunc u32 bpf_fuse_return_len(struct fuse_buffer *buffer)
 {
 	return buffer->size;
