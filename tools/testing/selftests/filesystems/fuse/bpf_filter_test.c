@@ -53,7 +53,7 @@
 #define LOWER_MB	32
 
 #ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE	(1 << 0)
+#define RENAME_NOREPLACE	1	/* <linux/fs.h> */
 #endif
 
 /* Opcode bits of bpf_fuse_meta_info (include/uapi/linux/bpf.h) */

@@ -529,6 +529,9 @@ FIXTURE(entry) {
 	unsigned long taint;
 };
 
+/* The fixture's data, for the helpers below */
+#define entry_data FIXTURE_DATA(entry)
+
 #define IN_MNT(rel)	path_in(self->mnt, rel)
 #define IN_LOWER(rel)	path_in(self->lower, rel)
 
@@ -616,7 +619,7 @@ static void expect_no_requests(struct __test_metadata *_metadata,
 
 /* Mounts the daemon; the first access waits for its FUSE_INIT reply */
 static void daemon_up(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(entry) *self)
+		      entry_data *self)
 {
 	struct stat st;
 	int ret;
@@ -636,7 +639,7 @@ static void daemon_up(struct __test_metadata *_metadata,
  * EIO, and the daemon's node no lookup to forget.
  */
 static void expect_refused(struct __test_metadata *_metadata,
-			   FIXTURE_DATA(entry) *self, const char *name,
+			   entry_data *self, const char *name,
 			   int err)
 {
 	struct plan *p = plan_of(self->s, name);
@@ -666,7 +669,7 @@ static void expect_refused(struct __test_metadata *_metadata,
  * lower directory given by descriptor to "b".
  */
 static void expect_alive(struct __test_metadata *_metadata,
-			 FIXTURE_DATA(entry) *self, bool backed)
+			 entry_data *self, bool backed)
 {
 	struct plan *p;
 
@@ -710,7 +713,7 @@ static bool all_forgotten(struct shm *s)
  * included, and for no other.
  */
 static void expect_all_forgotten(struct __test_metadata *_metadata,
-				 FIXTURE_DATA(entry) *self)
+				 entry_data *self)
 {
 	struct shm *s = self->s;
 	int i;

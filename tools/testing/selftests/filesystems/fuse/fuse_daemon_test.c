@@ -853,7 +853,7 @@ TEST_F(fuse, umount)
  * which then sees no request but FUSE_INIT.
  */
 #define RESERVED_NODEID		((1ULL << 63) | 5)
-#define HIGH_NODEID_BIT		(1ULL << 62)	/* not reserved */
+#define HIGH_NODEID_BIT		0x4000000000000000ULL	/* bit 62: not reserved */
 #define LONG_TIMEOUT_MS		60000
 #define FORGET_WAIT_MS		2000
 #define NO_FORGET_WAIT_MS	500

@@ -29,18 +29,15 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "../../kselftest.h"	/* __printf */
+
 #define BPFFS_DIR	"/sys/fs/bpf"
 #define PIN_ROOT	BPFFS_DIR "/fusebpf"
 #define LINK_PIN	"link"
 #define OPS_TYPE	"fuse_ops"
 #define OPS_VALUE_TYPE	"bpf_struct_ops_fuse_ops"
-#define OPS_NAME_MAX	16	/* BPF_FUSE_NAME_MAX of include/linux/bpf_fuse.h */
+#define OPS_NAME_MAX	16	/* BPF_FUSE_NAME_MAX + 1, <linux/fuse.h> */
 #define MOUNT_DATA_MAX	4096	/* the kernel takes a page of options */
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#ifndef __printf
-#define __printf(a, b)	__attribute__((format(printf, a, b)))
-#endif
 
 static const char usage_text[] =
 "Usage: fusebpf mount [-o OPTS] [-p MAP] OBJ LOWER MNT\n"

@@ -287,7 +287,8 @@ static int list_tree(const char *dir, struct ent *ents, int max)
 
 static const char *stat_str(const struct stat *st, char *buf)
 {
-	snprintf(buf, 256, "ino %lu mode 0%o nlink %lu size %ld blocks %ld mtime %ld.%09ld ctime %ld.%09ld",
+	snprintf(buf, 256,
+		 "ino %lu mode 0%o nlink %lu size %ld blocks %ld mtime %ld.%09ld ctime %ld.%09ld",
 		 (unsigned long)st->st_ino, st->st_mode,
 		 (unsigned long)st->st_nlink, (long)st->st_size,
 		 (long)st->st_blocks, (long)st->st_mtim.tv_sec,
@@ -373,7 +374,7 @@ static int compare_views(struct __test_metadata *_metadata, const char *mnt,
 		lm = read_file(pm, bm, sizeof(bm));
 		ll = read_file(pl, bl, sizeof(bl));
 		if (lm != ll || (lm > 0 && memcmp(bm, bl, lm))) {
-			TH_LOG("%s: contents differ: mount %ld bytes \"%.*s\", lower %ld bytes \"%.*s\"",
+			TH_LOG("%s: differ: mount %ld \"%.*s\", lower %ld \"%.*s\"",
 			       em[i].name, lm, (int)(lm > 0 ? lm : 0), bm, ll,
 			       (int)(ll > 0 ? ll : 0), bl);
 			bad++;
@@ -457,7 +458,7 @@ static void run_churn(struct __test_metadata *_metadata, const char *mnt,
 		       sh->err[i]);
 		total += sh->ok[i] + sh->err[i];
 	}
-	printf("# %d processes (%d on the lower), %.1f s: %lu operations, %d unexpected errors, %lu ESTALE\n",
+	printf("# %d procs (%d on the lower), %.1f s: %lu ops, %d unexpected, %lu ESTALE\n",
 	       CHURN_PROCS, on_lower, secs, total, sh->nunexp, sh->estale);
 	for (i = 0; i < sh->nunexp && i < MAX_UNEXP; i++) {
 		bool two = sh->unexp[i].op == C_RENAME ||
