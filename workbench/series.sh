@@ -10,6 +10,8 @@
 #   Quilt:   patches of patches/series it carries (in series order)
 #   Files:   new files of the checkout it adds (a path ending in / is a
 #            directory)
+#   Checkpatch-ignore: checkpatch types make series-check lets pass in this
+#            patch (the reasons go on "# " lines of the header)
 #   Fixes: / Cc: / other trailers, put before the Signed-off-by
 # A patch with one Quilt: patch and no body takes that patch's text.
 # patches/mail/cover.txt is the cover letter (Subject: line, blank, text).
@@ -174,7 +176,7 @@ commit_one() {
 		echo
 		body "$m" | sed -e :a -e '/^[[:space:]]*$/{$d;N;ba' -e '}'
 		echo
-		awk '/^$/ { exit } !/^(Subject|Quilt|Files):/' "$m"
+		awk '/^$/ { exit } !/^(Subject|Quilt|Files|Checkpatch-ignore):/ && !/^#/' "$m"
 		echo "Signed-off-by: $who"
 	} > "$msg"
 	git -C "$SRC" add -A
