@@ -215,4 +215,4 @@ main() {
 	say "$n patches and a cover letter in $OUT (author: $who)"
 }
 
-main "$@"
+main "$@"; exit	# one line: edits to this file while it runs are not read
