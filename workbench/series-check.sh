@@ -130,7 +130,7 @@ baseline() {
 }
 
 check_patch() {
-	local p=$1 n=$2 subject files dirs cp=ok build=ok sp=- fusebpf t0 new ign
+	local p=$1 n=$2 subject files dirs cp=ok build=ok sp=- fusebpf t0 new ign unbuilt
 	subject=$(sed -n 's/^Subject: \[PATCH [0-9]*\/[0-9]*\] //p' "$p" | head -n1)
 	files=$(sed -n 's|^+++ b/||p' "$p")
 	if ! git -C "$REPO" am -q --whitespace=error-all "$p" > "$LOGS/$n-am.log" 2>&1; then
@@ -169,6 +169,10 @@ check_patch() {
 		new=$(warnings "$LOGS/$n-build.log" | comm -13 "$SC/baseline.warn" -)
 		[ -z "$new" ] || { sp="FAIL($(echo "$new" | wc -l))"; echo "$new" > "$LOGS/$n-new-warnings.log"; }
 	fi
+	# New C files no Makefile builds yet (patches 4-9: patch 10 wires them)
+	unbuilt=$(git -C "$REPO" diff --name-only --diff-filter=A HEAD~1 HEAD -- '*.c' | grep -v '^tools/' |
+		while read -r f; do [ -f "$B/${f%.c}.o" ] || echo "$f"; done | wc -l)
+	[ "$unbuilt" = 0 ] || dirs="$dirs ($unbuilt new .c not built yet)"
 	row "$n" "${subject:0:62}" ok "$cp" "$build" "$sp" "$(echo $dirs)"
 	[[ "$cp" == ok* ]] && [[ "$build" == ok* ]] && [[ "$sp" == ok || "$sp" == - ]] || FAILED=1
 }
@@ -177,9 +181,10 @@ check_patch() {
 # symbol of its new files, has a kernel-doc comment; kernel-doc -none is
 # quiet on the new files.
 check_kerneldoc() {
-	local srcs hdrs names n missing=""
+	local srcs hdrs changed names n missing=""
 	srcs=$(cd "$REPO" && git diff --name-only --diff-filter=A base HEAD -- '*.c' '*.h' | grep -v '^tools/')
 	hdrs=$(cd "$REPO" && git diff --name-only base HEAD -- '*.h' | grep -v '^tools/')
+	changed=$(cd "$REPO" && git diff --name-only base HEAD -- '*.c' '*.h' | grep -v '^tools/')
 	(cd "$REPO" && scripts/kernel-doc -none -Wall $srcs) > "$LOGS/kernel-doc.log" 2>&1 || true
 	# Functions the series adds to headers: new lines "type name(" at
 	# the start of a line (declarations and static inline definitions).
@@ -191,8 +196,8 @@ check_kerneldoc() {
 		done; } | sort -u)
 	for n in $names; do
 		# Stubs for !CONFIG_FUSE_BPF are documented at the real function.
-		(cd "$REPO" && scripts/kernel-doc -rst -function "$n" $srcs $hdrs fs/fuse/inode.c \
-			kernel/bpf/bpf_struct_ops.c 2>/dev/null) | grep -q 'c:function::' || missing="$missing $n"
+		(cd "$REPO" && scripts/kernel-doc -rst -function "$n" $changed 2>/dev/null) |
+			grep -q 'c:function::' || missing="$missing $n"
 	done
 	echo "$missing" | tr ' ' '\n' | sed '/^$/d' > "$LOGS/kernel-doc-missing.log"
 	if [ -s "$LOGS/kernel-doc.log" ] || [ -s "$LOGS/kernel-doc-missing.log" ]; then
