@@ -133,6 +133,8 @@ check_patch() {
 	local p=$1 n=$2 subject files dirs cp=ok build=ok sp=- fusebpf t0 new ign unbuilt
 	subject=$(sed -n 's/^Subject: \[PATCH [0-9]*\/[0-9]*\] //p' "$p" | head -n1)
 	files=$(sed -n 's|^+++ b/||p' "$p")
+	touch "$SC/am.stamp"
+	sleep 1	# objects built after this are newer than the stamp
 	if ! git -C "$REPO" am -q --whitespace=error-all "$p" > "$LOGS/$n-am.log" 2>&1; then
 		row "$n" "${subject:0:62}" "FAIL" - - - "git am: $LOGS/$n-am.log"
 		FAILED=1
@@ -169,9 +171,10 @@ check_patch() {
 		new=$(warnings "$LOGS/$n-build.log" | comm -13 "$SC/baseline.warn" -)
 		[ -z "$new" ] || { sp="FAIL($(echo "$new" | wc -l))"; echo "$new" > "$LOGS/$n-new-warnings.log"; }
 	fi
-	# New C files no Makefile builds yet (patches 4-9: patch 10 wires them)
+	# New C files no Makefile builds yet (patches 4-9: patch 10 wires them):
+	# their objects, if any, are from an earlier run
 	unbuilt=$(git -C "$REPO" diff --name-only --diff-filter=A HEAD~1 HEAD -- '*.c' | grep -v '^tools/' |
-		while read -r f; do [ -f "$B/${f%.c}.o" ] || echo "$f"; done | wc -l)
+		while read -r f; do [ "$B/${f%.c}.o" -nt "$SC/am.stamp" ] || echo "$f"; done | wc -l)
 	[ "$unbuilt" = 0 ] || dirs="$dirs ($unbuilt new .c not built yet)"
 	row "$n" "${subject:0:62}" ok "$cp" "$build" "$sp" "$(echo $dirs)"
 	[[ "$cp" == ok* ]] && [[ "$build" == ok* ]] && [[ "$sp" == ok || "$sp" == - ]] || FAILED=1

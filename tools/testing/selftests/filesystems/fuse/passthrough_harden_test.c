@@ -20,6 +20,8 @@
  * - setfl_*: fcntl(F_SETFL) checks the lower inode: it cannot drop
  *   O_APPEND of a file made append-only on the lower, nor give O_NOATIME
  *   to a caller who no longer owns the file.
+ * - rename_lower_trap: a rename the mount's view allows that would move
+ *   a lower directory into its own descendant fails with EINVAL.
  * - setuid_helper_refused, userns_root_dir_with_fd_eperm: who may mount.
  * - rename_stacked_no_lockdep: renames on a mount stacked on a mount do
  *   not make lockdep report (and turn itself off).
@@ -734,6 +736,59 @@ TEST_F(pt, sticky_swap_race)
 	printf("# %lu rounds, %lu of 65534's files removed through the mount\n",
 	       rounds, *removed);
 	munmap(removed, sizeof(*removed));
+}
+
+/*
+ * A lower directory moved underneath into its sibling: the mount still
+ * sees two siblings a and b (a is held open), the lower has b/a2.  A
+ * rename that the VFS judged on the mount's view would, on the lower,
+ * move b into its own descendant, or exchange b with a file below it.
+ * do_renameat2() refuses both on the lower (lock_rename()'s trap);
+ * through the mount they must fail the same way, EINVAL, and move
+ * nothing: the lower would otherwise hold a directory loop cut off from
+ * its root.
+ */
+TEST_F(pt, rename_lower_trap)
+{
+	struct stat st;
+	int root, a;
+
+	ASSERT_EQ(0, mkdir(MN("a"), 0755));
+	ASSERT_EQ(0, mkdir(MN("b"), 0755));
+	ASSERT_EQ(0, pt_write_file(MN("a/f"), "f", 0644));
+	root = open(PT_MNT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, root);
+	a = open(MN("a"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, fstatat(a, "f", &st, 0));
+	ASSERT_EQ(0, stat(MN("b"), &st));
+	ASSERT_EQ(0, rename(LO("a"), LO("b/a2")));
+
+	/* b into a: on the lower, b into b/a2 (the source is the trap) */
+	errno = 0;
+	EXPECT_EQ(-1, renameat(root, "b", a, "b"));
+	EXPECT_EQ(EINVAL, errno);
+	/* a/f and b exchanged: on the lower, b/a2/f and b (the target is) */
+	errno = 0;
+	EXPECT_EQ(-1, renameat2(a, "f", root, "b", RENAME_EXCHANGE));
+	EXPECT_EQ(EINVAL, errno);
+	/* The same renames on the lower alone */
+	errno = 0;
+	EXPECT_EQ(-1, rename(LO("b"), LO("b/a2/b")));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(-1, renameat2(AT_FDCWD, LO("b/a2/f"), AT_FDCWD, LO("b"),
+				RENAME_EXCHANGE));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* Nothing moved */
+	EXPECT_EQ(0, stat(LO("b/a2/f"), &st));
+	EXPECT_TRUE(S_ISREG(st.st_mode));
+	EXPECT_EQ(-1, stat(LO("b/a2/b"), &st));
+	EXPECT_EQ(0, stat(LO("b"), &st));
+	EXPECT_TRUE(S_ISDIR(st.st_mode));
+	close(a);
+	close(root);
 }
 
 /*
