@@ -127,7 +127,6 @@ static int fuse_bpf_lseek_backing(struct fuse_bpf_req *req)
 
 	lower->f_pos = f->file->f_pos;
 	pos = vfs_llseek(lower, f->in.lseek.offset, f->in.lseek.whence);
-	f->file->f_pos = lower->f_pos;
 	f->out.lseek.offset = pos;
 	return pos < 0 ? pos : 0;
 }
@@ -435,7 +434,9 @@ bool fuse_bpf_fsync(int *err, struct file *file, loff_t start, loff_t end,
  * @whence: SEEK_* from where
  *
  * Seeks the backing file from @file's position with vfs_llseek(), and
- * gives @file the backing file's new position.
+ * gives @file the position the filters leave: the backing file's, or
+ * what a postfilter made of it.  A negative one gives -EINVAL, and a
+ * failed seek leaves @file's position as it was.
  *
  * Context: takes the inode lock of @file's inode.
  *
@@ -457,6 +458,14 @@ bool fuse_bpf_llseek(loff_t *res, struct file *file, loff_t offset,
 		return false;
 	inode_lock(inode);
 	backed = fuse_bpf_file_run(&err, FUSE_LSEEK, file, &f);
+	/*
+	 * The file's position is the one the caller gets, which a postfilter
+	 * may have changed, or failed: never a negative one.
+	 */
+	if (backed && !err && (loff_t)f.out.lseek.offset < 0)
+		err = -EINVAL;
+	if (backed && !err)
+		file->f_pos = f.out.lseek.offset;
 	inode_unlock(inode);
 	if (backed)
 		*res = err ? err : f.out.lseek.offset;
@@ -863,9 +872,9 @@ static ssize_t fuse_bpf_read_daemon(struct kiocb *iocb, struct iov_iter *to)
 	args.out_args[0].value = buf;
 	ret = fuse_simple_request(fm, &args);
 	if (ret > 0) {
-		if (copy_to_iter(buf, ret, to) != ret)
-			ret = -EFAULT;
-		else
+		/* As a read: the bytes copied before a fault are the result */
+		ret = copy_to_iter(buf, ret, to) ?: -EFAULT;
+		if (ret > 0)
 			iocb->ki_pos += ret;
 	}
 	kvfree(buf);
@@ -899,8 +908,10 @@ static ssize_t fuse_bpf_write_daemon(struct kiocb *iocb,
 	buf = kvmalloc(size, GFP_KERNEL);
 	if (!buf)
 		goto out_unlock;
+	/* As a write: the bytes copied before a fault are what is written */
+	size = copy_from_iter(buf, size, from);
 	ret = -EFAULT;
-	if (copy_from_iter(buf, size, from) != size)
+	if (!size)
 		goto out_free;
 	in.offset = iocb->ki_pos;
 	in.size = size;

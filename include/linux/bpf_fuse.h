@@ -137,7 +137,8 @@ struct fuse_write_iter_out {
  * @flush_prefilter: FUSE_FLUSH, a close() of the file
  * @flush_postfilter: FUSE_FLUSH, after the lower flush
  * @lseek_prefilter: FUSE_LSEEK; may rewrite the offset and whence
- * @lseek_postfilter: FUSE_LSEEK; the caller gets the offset it leaves
+ * @lseek_postfilter: FUSE_LSEEK; the caller gets the offset it leaves,
+ *	the file's new position (a negative one fails with -EINVAL)
  * @copy_file_range_prefilter: FUSE_COPY_FILE_RANGE; may rewrite its inputs
  * @copy_file_range_postfilter: FUSE_COPY_FILE_RANGE, after the lower copy
  * @fsync_prefilter: FUSE_FSYNC of a file

@@ -993,6 +993,43 @@ TEST_F(filter, rewrite_outputs)
 }
 
 /*
+ * An lseek postfilter sets the position the caller gets, which is the
+ * file's from then on; a negative one fails the seek with EINVAL and
+ * leaves the position as it was.
+ */
+TEST_F(filter, rewrite_lseek)
+{
+	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
+	char data[2001], c;
+	struct bpf_link *reg;
+	int fd, i;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	for (i = 0; i < 2000; i++)
+		data[i] = 'a' + i % 26;
+	data[2000] = '\0';
+	ASSERT_EQ(0, pt_write_file(LO("seek"), data, 0644));
+	mount_view(_metadata, "rewrite");
+
+	fd = open(MN("seek"), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(10, lseek(fd, 10, SEEK_SET));
+	EXPECT_EQ(1000, lseek(fd, 777, SEEK_SET));
+	EXPECT_EQ(1000, lseek(fd, 0, SEEK_CUR));
+	ASSERT_EQ(1, read(fd, &c, 1));
+	EXPECT_EQ(data[1000], c);
+	EXPECT_EQ(EINVAL, err_of(lseek(fd, 666, SEEK_SET)));
+	EXPECT_EQ(1001, lseek(fd, 0, SEEK_CUR));
+	ASSERT_EQ(1, read(fd, &c, 1));
+	EXPECT_EQ(data[1001], c);
+	close(fd);
+
+	bpf_link__destroy(reg);
+	fuse_test_rewrite__destroy(skel);
+}
+
+/*
  * A prefilter's errno fails the operation before the lower sees it, a
  * postfilter's after the lower did it.
  */

@@ -1864,6 +1864,75 @@ TEST_F(ufilter, write_partial_passthrough)
 }
 
 /*
+ * Two pages of which the second is not mapped: a buffer of @len bytes
+ * that ends @over bytes into it.
+ */
+static char *buf_across_hole(size_t len, size_t over)
+{
+	char *map = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (map == MAP_FAILED || munmap(map + PAGE, PAGE))
+		return NULL;
+	memset(map, 'u', PAGE);
+	return map + PAGE - (len - over);
+}
+
+/*
+ * A read the filter sends to the daemon, into a buffer that faults
+ * halfway: the bytes copied before the fault are the result, as a read
+ * of the lower file alone gives, and the position moves by them.
+ */
+TEST_F(ufilter, read_daemon_partial_copy)
+{
+	char *buf = buf_across_hole(200, 100);
+	int fd, fl;
+
+	ASSERT_NE(NULL, buf);
+	self->skel->bss->read_daemon_below = PAGE;
+	fl = open(LO("p"), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fl);
+	EXPECT_EQ(100, read(fl, buf, 200));
+	close(fl);
+	fd = open(MN("p"), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(100, read(fd, buf, 200));
+	EXPECT_EQ(0, memcmp(buf, self->daemon_p, 100));
+	EXPECT_EQ(100, lseek(fd, 0, SEEK_CUR));
+	close(fd);
+	munmap(buf + 100 - PAGE, PAGE);
+}
+
+/*
+ * A write the filter sends to the daemon, from a buffer that faults
+ * halfway: the bytes before the fault are written, as on the lower file
+ * alone, and the daemon gets those only.
+ */
+TEST_F(ufilter, write_daemon_partial_copy)
+{
+	char *buf = buf_across_hole(200, 100);
+	int fd;
+
+	ASSERT_NE(NULL, buf);
+	self->skel->bss->write_daemon_below = PAGE;
+	ASSERT_EQ(0, pt_write_file(LO("q"), "", 0644));
+	fd = open(LO("q"), O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(100, write(fd, buf, 200));
+	close(fd);
+	fd = open(MN("p"), O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(100, pwrite(fd, buf, 200, 0));
+	close(fd);
+	munmap(buf + 100 - PAGE, PAGE);
+
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(1, count_seen(self->s, FUSE_WRITE, NULL));
+	EXPECT_EQ(100U, self->s->write_in.size);
+	EXPECT_EQ(0, memcmp(self->s->write_data, "uuuu", 4));
+}
+
+/*
  * The daemon's postfilter of a write the lower file took: its errno is
  * the write's, which the lower file has taken all the same.
  */

@@ -109,6 +109,30 @@ uint32_t BPF_PROG(rw_getattr_post, const struct bpf_fuse_meta_info *meta,
 	return BPF_FUSE_CONTINUE;
 }
 
+/*
+ * SEEK_SET to SEEK_FROM gives SEEK_TO; to SEEK_BAD, a negative position,
+ * which the kernel refuses.  The lower file seeks as asked either way.
+ */
+#ifndef SEEK_SET
+#define SEEK_SET	0
+#endif
+#define SEEK_FROM	777
+#define SEEK_TO		1000
+#define SEEK_BAD	666
+
+SEC("struct_ops/lseek_postfilter")
+uint32_t BPF_PROG(rw_lseek_post, const struct bpf_fuse_meta_info *meta,
+		  const struct fuse_lseek_in *in, struct fuse_lseek_out *out)
+{
+	if (meta->error_in || in->whence != SEEK_SET)
+		return BPF_FUSE_CONTINUE;
+	if (in->offset == SEEK_FROM)
+		out->offset = SEEK_TO;
+	else if (in->offset == SEEK_BAD)
+		out->offset = -5;
+	return BPF_FUSE_CONTINUE;
+}
+
 SEC(".struct_ops.link")
 struct fuse_ops rewrite_ops = {
 	.lookup_prefilter	= (void *)rw_lookup_pre,
@@ -118,6 +142,7 @@ struct fuse_ops rewrite_ops = {
 	.setxattr_postfilter	= (void *)rw_setxattr_post,
 	.getxattr_postfilter	= (void *)rw_getxattr_post,
 	.getattr_postfilter	= (void *)rw_getattr_post,
+	.lseek_postfilter	= (void *)rw_lseek_post,
 	.name			= "rewrite",
 };
 
