@@ -144,16 +144,7 @@ maintainers() {
 		esac
 		printf '%s\n' "$l"
 	done < "$TOP/MAINTAINERS" > "$entry"
-	[ "$n" -gt 0 ] || { rm -f "$entry"; return 0; }
-	awk -v entry="$entry" '
-		/^FUSE: FILESYSTEM IN USERSPACE$/ && !done {
-			while ((getline l < entry) > 0) print l
-			print ""
-			done = 1
-		}
-		{ print }
-		END { if (!done) exit 1 }' "$PRISTINE/MAINTAINERS" > "$SRC/MAINTAINERS" ||
-		die "MAINTAINERS: anchor entry not found"
+	[ "$n" -gt 0 ] && apply_maintainers "$SRC" "$entry"
 	rm -f "$entry"
 }
 

@@ -62,12 +62,12 @@ ensure_pristine() {
 	say "base: Linux $(make -s -C "$PRISTINE" kernelversion 2>/dev/null) ($(basename "$SRC_TARBALL"))"
 }
 
-# Insert the checkout's MAINTAINERS entry before the upstream FUSE entry, so
-# it sits in alphabetical order.
+# Insert the checkout's MAINTAINERS entry (or the entry in file $2) before
+# the upstream FUSE entry, so it sits in alphabetical order.
 apply_maintainers() {
-	local stage=$1
-	[ -f "$TOP/MAINTAINERS" ] || return 0
-	awk -v entry="$TOP/MAINTAINERS" '
+	local stage=$1 entry=${2:-$TOP/MAINTAINERS}
+	[ -f "$entry" ] || return 0
+	awk -v entry="$entry" '
 		/^FUSE: FILESYSTEM IN USERSPACE$/ && !done {
 			while ((getline l < entry) > 0) print l
 			print ""
