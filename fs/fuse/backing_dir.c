@@ -602,11 +602,28 @@ const struct fuse_bpf_op fuse_bpf_symlink_op =
 const struct fuse_bpf_op fuse_bpf_link_op =
 	FUSE_BPF_MAKE_OP(link, FUSE_BPF_WRITE);
 
+/*
+ * A request the daemon gets names a second node in its body (the target
+ * directory of FUSE_RENAME, the source of FUSE_LINK): fuse_bpf_run()
+ * introduced the request's node, this introduces @other too.
+ */
+static int fuse_bpf_introduce_other(int ret, struct inode *other)
+{
+	if (ret != FUSE_BPF_FALLBACK)
+		return ret;
+	return fuse_bpf_introduce(other) ?: FUSE_BPF_FALLBACK;
+}
+
 static bool fuse_bpf_make(int *err, struct fuse_bpf_make *m)
 {
+	int ret;
+
 	if (!fuse_bpf_backed(m->req.inode))
 		return false;
-	return fuse_bpf_result(err, fuse_bpf_run(&m->req));
+	ret = fuse_bpf_run(&m->req);
+	if (m->old)
+		ret = fuse_bpf_introduce_other(ret, d_inode(m->old));
+	return fuse_bpf_result(err, ret);
 }
 
 /**
@@ -1141,7 +1158,8 @@ bool fuse_bpf_rename(int *err, struct inode *olddir, struct dentry *oldent,
 		*err = -EXDEV;
 		return true;
 	}
-	return fuse_bpf_result(err, fuse_bpf_run(&r.req));
+	return fuse_bpf_result(err, fuse_bpf_introduce_other(fuse_bpf_run(&r.req),
+							     newdir));
 }
 
 /* O_TMPFILE */

@@ -47,6 +47,8 @@
  *   backed nodes.
  * - fallback_introduces_kernel_node: a filter's fallback from a node the
  *   kernel made reaches the daemon with a node id of the daemon's.
+ * - fallback_introduces_body_nodes: so are the nodes a request names in
+ *   its body (a rename's target directory, a link's source).
  * - racing_excl_creates_one_winner: O_EXCL creates racing in a backed
  *   directory.
  * - readdirplus_never_overrides_backing: READDIRPLUS entries keep a
@@ -233,22 +235,33 @@ static const char *errstr(int err)
 static fuse_daemon_handler_fn inner[FUSE_DAEMON_NR_OPCODES];
 
 /* Counts the request by node id, and when its handler is done */
+static void note_request_on(struct shm *s, __u64 id)
+{
+	if (id & KERNEL_ID_BIT)
+		bump(&s->kernel_ids, 1);
+	else if (id < NR_IDS)
+		bump(&s->req_on[id], 1);
+	else
+		bump(&s->other_ids, 1);
+}
+
 static int recorder(struct fuse_daemon *d, const struct fuse_daemon_req *req)
 {
+	const struct fuse_rename_in *rename_in = req->arg;
+	const struct fuse_link_in *link_in = req->arg;
 	struct shm *s = d->priv;
 	__u32 op = req->hdr->opcode;
-	__u64 id = req->hdr->nodeid;
 	int ret;
 
 	bump(&s->started, 1);
-	if (op != FUSE_FORGET && op != FUSE_BATCH_FORGET) {
-		if (id & KERNEL_ID_BIT)
-			bump(&s->kernel_ids, 1);
-		else if (id < NR_IDS)
-			bump(&s->req_on[id], 1);
-		else
-			bump(&s->other_ids, 1);
-	}
+	if (op != FUSE_FORGET && op != FUSE_BATCH_FORGET)
+		note_request_on(s, req->hdr->nodeid);
+	/* The node ids in the bodies of RENAME, RENAME2 and LINK */
+	if ((op == FUSE_RENAME || op == FUSE_RENAME2) &&
+	    req->arglen >= sizeof(*rename_in))
+		note_request_on(s, rename_in->newdir);
+	if (op == FUSE_LINK && req->arglen >= sizeof(*link_in))
+		note_request_on(s, link_in->oldnodeid);
 	ret = inner[op] ? inner[op](d, req) : -ENOSYS;
 	bump(&s->finished, 1);
 	return ret;
@@ -1667,6 +1680,70 @@ TEST_F(entry, fallback_introduces_kernel_node)
 	expect_all_forgotten(_metadata, self);
 	EXPECT_EQ(0, fuse_daemon_umount(self->d));
 	bpf_link__destroy(link);
+	fuse_test_user__destroy(skel);
+}
+
+/*
+ * A filter sends a rename and a link between nodes the kernel made to the
+ * daemon (progs/fuse_test_user.c: names "daemon_mv" and "daemon_ln").
+ * Both nodes each request names are introduced first: the one in its
+ * header and the one in its body (the rename's target directory, the
+ * link's source), so that the daemon never sees a node id of the
+ * kernel's.  This daemon does not implement RENAME and LINK: ENOSYS
+ * (EPERM for link()).
+ */
+TEST_F(entry, fallback_introduces_body_nodes)
+{
+	struct fuse_test_user *skel;
+	__u64 id_s1, id_s2, id_f;
+	struct bpf_link *reg;
+	struct plan *p;
+
+	skel = fuse_test_user__open_and_load();
+	ASSERT_NE(NULL, skel);
+	reg = bpf_map__attach_struct_ops(skel->maps.user_ops);
+	ASSERT_NE(NULL, reg)
+		TH_LOG("registering user: %s", strerror(errno));
+	ASSERT_EQ(0, mkdir(IN_LOWER("a/s1"), 0755));
+	ASSERT_EQ(0, mkdir(IN_LOWER("a/s2"), 0755));
+	ASSERT_EQ(0, pt_write_file(IN_LOWER("a/s1/daemon_mv"), "m", 0644));
+	ASSERT_EQ(0, pt_write_file(IN_LOWER("a/s1/f"), "f", 0644));
+	id_s1 = fuse_daemon_add_dir(self->d, self->id_a, "s1", 0755);
+	id_s2 = fuse_daemon_add_dir(self->d, self->id_a, "s2", 0755);
+	ASSERT_NE(0ULL, id_s1);
+	ASSERT_NE(0ULL, id_s2);
+	id_f = fuse_daemon_add_file(self->d, id_s1, "f", 0644, "f", 1);
+	ASSERT_NE(0ULL, id_f);
+	ASSERT_GT((__u64)NR_IDS, id_f);
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	plan_add_name(p, "user", sizeof("user"));
+	daemon_up(_metadata, self);
+
+	errno = 0;
+	EXPECT_EQ(-1, rename(IN_MNT("a/s1/daemon_mv"), IN_MNT("a/s2/moved")));
+	EXPECT_EQ(ENOSYS, errno);
+	/* fuse_link() turns the daemon's ENOSYS into EPERM */
+	errno = 0;
+	EXPECT_EQ(-1, link(IN_MNT("a/s1/f"), IN_MNT("a/s2/daemon_ln")));
+	EXPECT_EQ(EPERM, errno);
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0UL, self->s->kernel_ids)
+		TH_LOG("the daemon saw %lu kernel node ids",
+		       self->s->kernel_ids);
+	EXPECT_EQ(1UL, self->s->looked_up[id_s2])
+		TH_LOG("s2 was not introduced by one lookup");
+	EXPECT_EQ(1UL, self->s->looked_up[id_f])
+		TH_LOG("f was not introduced by one lookup");
+	/* The rename's body and the link's header name s2, the link's body f */
+	EXPECT_LE(2UL, self->s->req_on[id_s2]);
+	EXPECT_LE(1UL, self->s->req_on[id_f]);
+	/* Nothing moved on the lower */
+	EXPECT_EQ(0, access(IN_LOWER("a/s1/daemon_mv"), F_OK));
+	EXPECT_EQ(-1, access(IN_LOWER("a/s2/daemon_ln"), F_OK));
+	expect_all_forgotten(_metadata, self);
+	EXPECT_EQ(0, fuse_daemon_umount(self->d));
+	bpf_link__destroy(reg);
 	fuse_test_user__destroy(skel);
 }
 
