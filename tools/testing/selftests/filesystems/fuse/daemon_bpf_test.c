@@ -1634,6 +1634,30 @@ TEST_F(entry, fopen_passthrough_same_connection)
 	expect_all_forgotten(_metadata, self);
 }
 
+/* Loads progs/fuse_test_user.c and registers it, as "user" */
+static struct fuse_test_user *user_ops_register(struct __test_metadata *_metadata,
+						struct bpf_link **reg)
+{
+	struct fuse_test_user *skel = fuse_test_user__open_and_load();
+
+	ASSERT_NE(NULL, skel);
+	*reg = bpf_map__attach_struct_ops(skel->maps.user_ops);
+	ASSERT_NE(NULL, *reg)
+		TH_LOG("registering user: %s", strerror(errno));
+	return skel;
+}
+
+/* Starts the daemon; its lookup of "a" gives a its backing and "user" */
+static void user_daemon_up(struct __test_metadata *_metadata,
+			   entry_data *self)
+{
+	struct plan *p = plan_set(self->s, "a", BY_IOCTL);
+
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	plan_add_name(p, "user", sizeof("user"));
+	daemon_up(_metadata, self);
+}
+
 /*
  * A filter sends a lookup in a directory the kernel made to the daemon
  * (progs/fuse_test_user.c: names "daemon"): the kernel first introduces
@@ -1643,16 +1667,10 @@ TEST_F(entry, fopen_passthrough_same_connection)
  */
 TEST_F(entry, fallback_introduces_kernel_node)
 {
-	struct fuse_test_user *skel;
 	struct bpf_link *link;
+	struct fuse_test_user *skel = user_ops_register(_metadata, &link);
 	__u64 id_sub, id_daemon;
-	struct plan *p;
 
-	skel = fuse_test_user__open_and_load();
-	ASSERT_NE(NULL, skel);
-	link = bpf_map__attach_struct_ops(skel->maps.user_ops);
-	ASSERT_NE(NULL, link)
-		TH_LOG("registering user: %s", strerror(errno));
 	ASSERT_EQ(0, mkdir(IN_LOWER("a/sub"), 0755));
 	id_sub = fuse_daemon_add_dir(self->d, self->id_a, "sub", 0755);
 	ASSERT_NE(0ULL, id_sub);
@@ -1660,14 +1678,11 @@ TEST_F(entry, fallback_introduces_kernel_node)
 					 DAEMON_DFILE, strlen(DAEMON_DFILE));
 	ASSERT_NE(0ULL, id_daemon);
 	ASSERT_GT((__u64)NR_IDS, id_daemon);
-	p = plan_set(self->s, "a", BY_IOCTL);
-	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
-	plan_add_name(p, "user", sizeof("user"));
-	daemon_up(_metadata, self);
+	user_daemon_up(_metadata, self);
 
 	EXPECT_FILE(DAEMON_DFILE, IN_MNT("a/sub/daemon"));
 	ASSERT_TRUE(quiesce(self->s));
-	EXPECT_EQ(0, p->err);
+	EXPECT_EQ(0, plan_find(self->s, "a")->err);
 	EXPECT_EQ(1UL, self->s->looked_up[id_sub])
 		TH_LOG("sub was not introduced by one lookup");
 	EXPECT_LT(0UL, self->s->req_on[id_sub])
@@ -1694,16 +1709,10 @@ TEST_F(entry, fallback_introduces_kernel_node)
  */
 TEST_F(entry, fallback_introduces_body_nodes)
 {
-	struct fuse_test_user *skel;
-	__u64 id_s1, id_s2, id_f;
 	struct bpf_link *reg;
-	struct plan *p;
+	struct fuse_test_user *skel = user_ops_register(_metadata, &reg);
+	__u64 id_s1, id_s2, id_f;
 
-	skel = fuse_test_user__open_and_load();
-	ASSERT_NE(NULL, skel);
-	reg = bpf_map__attach_struct_ops(skel->maps.user_ops);
-	ASSERT_NE(NULL, reg)
-		TH_LOG("registering user: %s", strerror(errno));
 	ASSERT_EQ(0, mkdir(IN_LOWER("a/s1"), 0755));
 	ASSERT_EQ(0, mkdir(IN_LOWER("a/s2"), 0755));
 	ASSERT_EQ(0, pt_write_file(IN_LOWER("a/s1/daemon_mv"), "m", 0644));
@@ -1715,10 +1724,7 @@ TEST_F(entry, fallback_introduces_body_nodes)
 	id_f = fuse_daemon_add_file(self->d, id_s1, "f", 0644, "f", 1);
 	ASSERT_NE(0ULL, id_f);
 	ASSERT_GT((__u64)NR_IDS, id_f);
-	p = plan_set(self->s, "a", BY_IOCTL);
-	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
-	plan_add_name(p, "user", sizeof("user"));
-	daemon_up(_metadata, self);
+	user_daemon_up(_metadata, self);
 
 	errno = 0;
 	EXPECT_EQ(-1, rename(IN_MNT("a/s1/daemon_mv"), IN_MNT("a/s2/moved")));
