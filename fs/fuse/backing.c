@@ -248,6 +248,16 @@ out:
 	return err;
 }
 
+/* The daemon is told of the nodes the kernel made before it sees them */
+static int fuse_bpf_fallback(struct fuse_bpf_req *req)
+{
+	int err = fuse_bpf_introduce(req->inode);
+
+	if (!err && req->other)
+		err = fuse_bpf_introduce(req->other);
+	return err ?: FUSE_BPF_FALLBACK;
+}
+
 /**
  * fuse_bpf_run() - serve one operation of a backed node
  * @req: the request; req->args.opcode selects the operation
@@ -257,7 +267,8 @@ out:
  * The filters see and may rewrite req's arguments.
  *
  * A node the kernel made is introduced to the daemon (fuse_bpf_introduce())
- * before an operation goes to it.
+ * before an operation goes to it: @req's node, and req->other, a node its
+ * body names.
  *
  * Context: process context, may sleep.
  *
@@ -277,7 +288,7 @@ int fuse_bpf_run(struct fuse_bpf_req *req)
 		return -EOPNOTSUPP;
 	req->args.nodeid = get_node_id(req->inode);
 	if (fuse_bpf_daemon_op(req->inode, req->args.opcode))
-		return FUSE_BPF_FALLBACK;
+		return fuse_bpf_fallback(req);
 
 	req->meta.nodeid = req->args.nodeid;
 	if (op->setup)
@@ -297,9 +308,8 @@ int fuse_bpf_run(struct fuse_bpf_req *req)
 	if (op->finish && err != FUSE_BPF_FALLBACK)
 		err = op->finish(req, err);
 	fuse_bpf_buffers_free(req);
-	/* The daemon is told of a node the kernel made before it sees it */
 	if (err == FUSE_BPF_FALLBACK)
-		err = fuse_bpf_introduce(req->inode) ?: FUSE_BPF_FALLBACK;
+		err = fuse_bpf_fallback(req);
 	return err;
 }
 ALLOW_ERROR_INJECTION(fuse_bpf_run, ERRNO);

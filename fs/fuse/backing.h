@@ -164,6 +164,8 @@ static inline bool fuse_bpf_file_backed(struct file *file)
 
 struct fuse_bpf_req {
 	struct inode *inode;
+	/* A node the request's body names: rename's newdir, link's source */
+	struct inode *other;
 	struct fuse_args args;
 	const struct cred *caller;	/* set around the backing step */
 	struct bpf_fuse_meta_info meta;	/* what the filters see */

@@ -602,28 +602,11 @@ const struct fuse_bpf_op fuse_bpf_symlink_op =
 const struct fuse_bpf_op fuse_bpf_link_op =
 	FUSE_BPF_MAKE_OP(link, FUSE_BPF_WRITE);
 
-/*
- * A request the daemon gets names a second node in its body (the target
- * directory of FUSE_RENAME, the source of FUSE_LINK): fuse_bpf_run()
- * introduced the request's node, this introduces @other too.
- */
-static int fuse_bpf_introduce_other(int ret, struct inode *other)
-{
-	if (ret != FUSE_BPF_FALLBACK)
-		return ret;
-	return fuse_bpf_introduce(other) ?: FUSE_BPF_FALLBACK;
-}
-
 static bool fuse_bpf_make(int *err, struct fuse_bpf_make *m)
 {
-	int ret;
-
 	if (!fuse_bpf_backed(m->req.inode))
 		return false;
-	ret = fuse_bpf_run(&m->req);
-	if (m->old)
-		ret = fuse_bpf_introduce_other(ret, d_inode(m->old));
-	return fuse_bpf_result(err, ret);
+	return fuse_bpf_result(err, fuse_bpf_run(&m->req));
 }
 
 /**
@@ -771,6 +754,7 @@ bool fuse_bpf_link(int *err, struct dentry *old, struct inode *dir,
 		return true;
 	}
 	m.in.link.oldnodeid = get_node_id(d_inode(old));
+	m.req.other = d_inode(old);
 	return fuse_bpf_make(err, &m);
 }
 
@@ -1158,8 +1142,8 @@ bool fuse_bpf_rename(int *err, struct inode *olddir, struct dentry *oldent,
 		*err = -EXDEV;
 		return true;
 	}
-	return fuse_bpf_result(err, fuse_bpf_introduce_other(fuse_bpf_run(&r.req),
-							     newdir));
+	r.req.other = newdir;
+	return fuse_bpf_result(err, fuse_bpf_run(&r.req));
 }
 
 /* O_TMPFILE */
