@@ -19,6 +19,23 @@ LLVM_STRIP=${LLVM_STRIP:-llvm-strip-19}
 NON_KERNEL_DIRS="workbench patches .ci .git bench demo"
 
 die() { echo "error: $*" >&2; exit 1; }
+
+# Write to file $3 the configuration of tinyconfig plus the fragment files
+# after it, for source tree $1 and build directory $2 (whose .config is
+# left alone).
+tiny_config() {
+	local src=$1 build=$2 out=$3 tmp
+	shift 3
+	tmp=$(mktemp -d)
+	make -s -C "$src" O="$build" CC="ccache gcc" HOSTCC="ccache gcc" \
+		KCONFIG_CONFIG="$tmp/config" tinyconfig > /dev/null
+	(cd "$src" && KCONFIG_CONFIG="$tmp/config" \
+		scripts/kconfig/merge_config.sh -m -O "$tmp" "$tmp/config" "$@" > /dev/null)
+	make -s -C "$src" O="$build" CC="ccache gcc" HOSTCC="ccache gcc" \
+		KCONFIG_CONFIG="$tmp/config" olddefconfig > /dev/null
+	mv "$tmp/config" "$out"
+	rm -rf "$tmp"
+}
 say() { echo "==> $*" >&2; }
 export CCACHE_DIR=${CCACHE_DIR:-$WORKDIR/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}

@@ -13,7 +13,7 @@ set -euo pipefail
 [ -f "$TREE/Makefile" ] || die "no tree: run make tree"
 mkdir -p "$BUILD"
 frags="${KFRAGMENT:-$TOP/Kconfig.fragment} ${EXTRA_FRAGMENTS:-}"
-sum=$(cat $frags "$TOP/workbench/kernel.sh" | sha256sum | cut -d' ' -f1)
+sum=$(cat $frags "$TOP/workbench/kernel.sh" "$TOP/workbench/common.sh" | sha256sum | cut -d' ' -f1)
 
 kmake() {
 	make -s -C "$TREE" O="$BUILD" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
@@ -22,10 +22,7 @@ kmake() {
 if [ "$(cat "$BUILD/.fragment-sum" 2>/dev/null)" != "$sum" ] || [ ! -f "$BUILD/.config" ]; then
 	say "configuring $BUILD"
 	tmp=$(mktemp -d)
-	kmake KCONFIG_CONFIG="$tmp/config" tinyconfig >/dev/null
-	(cd "$TREE" && KCONFIG_CONFIG="$tmp/config" \
-		scripts/kconfig/merge_config.sh -m -O "$tmp" "$tmp/config" $frags >/dev/null)
-	kmake KCONFIG_CONFIG="$tmp/config" olddefconfig >/dev/null
+	tiny_config "$TREE" "$BUILD" "$tmp/config" $frags
 	# Every option asked for must have landed.
 	bad=0
 	for f in $frags; do

@@ -45,18 +45,16 @@ kmake() {
 }
 
 # (Re)configure build directory $1 from tinyconfig and the fragment files
-# given after it; .config is only replaced when it changes.
+# given after it; .config is only replaced when it changes.  merge_config.sh
+# warns of options a patch has not added yet: into the log.
 configure() {
 	local b=$1 tmp
 	shift
 	mkdir -p "$b"
-	tmp=$(mktemp -d)
-	kmake "$b" KCONFIG_CONFIG="$tmp/config" tinyconfig > /dev/null
-	(cd "$REPO" && KCONFIG_CONFIG="$tmp/config" \
-		scripts/kconfig/merge_config.sh -m -O "$tmp" "$tmp/config" "$@" > /dev/null 2>&1)
-	kmake "$b" KCONFIG_CONFIG="$tmp/config" olddefconfig > /dev/null
-	cmp -s "$tmp/config" "$b/.config" || cp "$tmp/config" "$b/.config"
-	rm -rf "$tmp"
+	tmp=$(mktemp)
+	tiny_config "$REPO" "$b" "$tmp" "$@" 2>> "$LOGS/config.log"
+	cmp -s "$tmp" "$b/.config" || cp "$tmp" "$b/.config"
+	rm -f "$tmp"
 }
 
 # Warnings and errors of a build log, without line numbers and build paths,
