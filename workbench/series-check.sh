@@ -103,6 +103,11 @@ init_repo() {
 	git -C "$REPO" clean -q -fdx
 }
 
+# The checkpatch types mail file $1 lets pass (its Checkpatch-ignore:)
+checkpatch_ignores() {
+	awk '/^$/ { exit } sub(/^Checkpatch-ignore:[ \t]*/, "")' "$1" | tr -d ' '
+}
+
 # The patches/mail file of patch number $1 (0001: the first).
 mail_file() {
 	ls "$TOP"/patches/mail/[0-9]*.txt | sort | sed -n "$((10#$1))p"
@@ -140,7 +145,7 @@ check_patch() {
 	fi
 	# The Fixes: ids are upstream's, which the scratch repository has no
 	# history of.  spdxcheck.py wants Debian's python3 (python3-ply).
-	ign=$(awk '/^$/ { exit } sub(/^Checkpatch-ignore:[ \t]*/, "")' "$(mail_file "$n")" | tr -d ' ')
+	ign=$(checkpatch_ignores "$(mail_file "$n")")
 	(cd "$REPO" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict \
 		--ignore "UNKNOWN_COMMIT_ID${ign:+,$ign}" -q "$p") > "$LOGS/$n-checkpatch.log" 2>&1 || cp=FAIL
 	[ -s "$LOGS/$n-checkpatch.log" ] && cp=FAIL
@@ -277,7 +282,7 @@ main() {
 	done
 	echo
 	for m in "$TOP"/patches/mail/[0-9]*.txt; do
-		ign=$(awk '/^$/ { exit } sub(/^Checkpatch-ignore:[ \t]*/, "")' "$m")
+		ign=$(checkpatch_ignores "$m")
 		[ -z "$ign" ] || echo "ok*: $(basename "$m") lets checkpatch types pass: $ign"
 	done
 	echo

@@ -25,17 +25,9 @@ t() {
 # What make tree assembles, into $1: the series on pristine copies of the
 # files it touches, MAINTAINERS, and copies of the new files.
 expected() {
-	local p f
-	for p in $(series); do
-		for f in $(patch_files "$TOP/patches/$p"); do
-			if [ ! -e "$1/$f" ] && [ -f "$PRISTINE/$f" ]; then
-				mkdir -p "$(dirname "$1/$f")"
-				cp "$PRISTINE/$f" "$1/$f"
-			fi
-		done
-		apply_patch "$1" "$TOP/patches/$p"
-	done
-	apply_maintainers "$1"
+	local f
+	stage_series "$1"
+	rm -f "$1.files"
 	new_files | while read -r f; do
 		mkdir -p "$(dirname "$1/$f")"
 		cp -L "$TOP/$f" "$1/$f"

@@ -89,13 +89,10 @@ install_file() {
 	fi
 }
 
-assemble() {
-	ensure_pristine
-	local stage=$WORKDIR/stage p f
-	rm -rf "$stage"
-	mkdir -p "$stage"
-
-	# Apply the series to pristine copies of the files it touches.
+# Apply the series to pristine copies of the files it touches, in $1, with
+# the MAINTAINERS entry; the files are listed in $1.files.
+stage_series() {
+	local stage=$1 p f
 	: > "$stage.files"
 	for p in $(series); do
 		[ -f "$TOP/patches/$p" ] || die "patches/series names missing $p"
@@ -111,6 +108,14 @@ assemble() {
 	apply_maintainers "$stage"
 	[ -f "$stage/MAINTAINERS" ] && echo MAINTAINERS >> "$stage.files"
 	sort -u -o "$stage.files" "$stage.files"
+}
+
+assemble() {
+	ensure_pristine
+	local stage=$WORKDIR/stage f
+	rm -rf "$stage"
+	mkdir -p "$stage"
+	stage_series "$stage"
 
 	while read -r f; do
 		install_file "$stage/$f" "$f"
