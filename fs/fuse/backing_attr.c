@@ -566,107 +566,135 @@ bool fuse_bpf_statfs(int *err, struct dentry *entry, struct kstatfs *buf)
 
 /*
  * Extended attributes.  POSIX ACLs travel the same way (a daemon sees them
- * as system.posix_acl_* xattrs), in their kernel form.
+ * as system.posix_acl_* xattrs), in their kernel form.  Each operation has
+ * its own request, around the part they share: struct fuse_bpf_xattr.
  */
 
+/* The attribute's name (a listxattr has none), and whether it is an ACL */
 struct fuse_bpf_xattr {
 	struct fuse_bpf_req req;
-	union {
-		struct fuse_getxattr_in get;
-		struct fuse_setxattr_in set;
-	} in;
-	struct fuse_getxattr_out out;
 	struct fuse_buffer name_buf;
-	struct fuse_buffer value_buf;
 	const char *name;
-	void *value;
-	size_t size;
-	int flags;
 	bool is_acl;
-	struct posix_acl *acl;
-	ssize_t res;
 };
 
 /*
- * Names and the value of a setxattr are the filters' to rewrite; ACLs
- * travel in their kernel form, which they may only read.
+ * The reply of a getxattr or listxattr: the value or list in the caller's
+ * buffer, @data of @size bytes; for a size query (@size 0) its size, in
+ * @out.  @res is the result, the size or an errno.
  */
-static int fuse_bpf_xattr_setup(struct fuse_bpf_req *req)
+struct fuse_bpf_xattr_reply {
+	struct fuse_getxattr_out out;
+	struct fuse_buffer buf;
+	void *data;
+	size_t size;
+	ssize_t res;
+};
+
+/* An ACL is read into @acl, without a reply */
+struct fuse_bpf_getxattr {
+	struct fuse_bpf_xattr x;
+	struct fuse_getxattr_in in;
+	struct fuse_bpf_xattr_reply reply;
+	struct posix_acl *acl;
+};
+
+/* On the wire as a getxattr, without a name */
+struct fuse_bpf_listxattr {
+	struct fuse_bpf_xattr x;
+	struct fuse_getxattr_in in;
+	struct fuse_bpf_xattr_reply reply;
+};
+
+/* An ACL is set from @acl, without a value */
+struct fuse_bpf_setxattr {
+	struct fuse_bpf_xattr x;
+	struct fuse_setxattr_in in;
+	struct fuse_buffer value_buf;
+	const void *value;
+	size_t size;
+	int flags;
+	struct posix_acl *acl;
+};
+
+struct fuse_bpf_removexattr {
+	struct fuse_bpf_xattr x;
+};
+
+/*
+ * Names are the filters' to rewrite, but for an ACL's: ACLs travel in their
+ * kernel form, which the filters may only read.
+ */
+static void fuse_bpf_xattr_arg_name(struct fuse_bpf_xattr *x)
 {
-	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
 	int ro = x->is_acl ? BPF_FUSE_IMMUTABLE : 0;
 
-	if (x->name)
-		fuse_bpf_buf_in(req, &x->name_buf, (void *)x->name,
-				strlen(x->name) + 1, XATTR_NAME_MAX + 1,
-				BPF_FUSE_VARIABLE_SIZE | ro);
-	if (req->args.opcode == FUSE_SETXATTR && !x->is_acl)
-		fuse_bpf_buf_in(req, &x->value_buf, x->value, x->size,
-				XATTR_SIZE_MAX, BPF_FUSE_VARIABLE_SIZE);
-	switch (req->args.opcode) {
-	case FUSE_GETXATTR:
-	case FUSE_LISTXATTR:
-		x->in.get.size = x->size;
-		fuse_bpf_arg_in(req, sizeof(x->in.get), &x->in.get);
-		break;
-	case FUSE_SETXATTR:
-		x->in.set.size = x->size;
-		x->in.set.flags = x->flags;
-		fuse_bpf_arg_in(req, sizeof(x->in.set), &x->in.set);
-		break;
-	}
-	if (x->name)
-		fuse_bpf_arg_buf(req, &x->name_buf);
-	if (req->args.opcode == FUSE_SETXATTR && !x->is_acl)
-		fuse_bpf_arg_buf(req, &x->value_buf);
-	/* The output: the value or list, or its size for a size query */
-	if (x->is_acl || (req->args.opcode != FUSE_GETXATTR &&
-			  req->args.opcode != FUSE_LISTXATTR))
-		return 0;
-	if (x->size)
-		fuse_bpf_arg_out_buf(req, &x->value_buf);
+	fuse_bpf_buf_in(&x->req, &x->name_buf, (void *)x->name,
+			strlen(x->name) + 1, XATTR_NAME_MAX + 1,
+			BPF_FUSE_VARIABLE_SIZE | ro);
+	fuse_bpf_arg_buf(&x->req, &x->name_buf);
+}
+
+/* The output: the value or list, or its size for a size query */
+static void fuse_bpf_xattr_arg_reply(struct fuse_bpf_req *req,
+				     struct fuse_bpf_xattr_reply *r)
+{
+	if (r->size)
+		fuse_bpf_arg_out_buf(req, &r->buf);
 	else
-		fuse_bpf_arg_out(req, sizeof(x->out), &x->out);
-	return 0;
+		fuse_bpf_arg_out(req, sizeof(r->out), &r->out);
 }
 
 /*
  * The value (or list) the postfilter sees, in the caller's buffer; one it
  * grows past that buffer gives -ERANGE, as the lower would have.  For a
  * size query (in.size 0) it sees and may change out.size instead.
+ *
+ * Return: 0, or the errno the lower getxattr or listxattr failed with.
  */
-static void fuse_bpf_xattr_out(struct fuse_bpf_xattr *x, int err)
+static int fuse_bpf_xattr_out(struct fuse_bpf_req *req,
+			      struct fuse_bpf_xattr_reply *r)
 {
-	x->out.size = err ? 0 : x->res;
-	x->value_buf = (struct fuse_buffer) {
-		.data = x->value,
-		.size = x->size && !err ? x->res : 0,
-		.alloc_size = x->size,
-		.max_size = x->size ? XATTR_SIZE_MAX : 0,
+	int err = r->res < 0 ? r->res : 0;
+
+	if (!req->post)
+		return err;
+	r->out.size = err ? 0 : r->res;
+	r->buf = (struct fuse_buffer) {
+		.data = r->data,
+		.size = r->size && !err ? r->res : 0,
+		.alloc_size = r->size,
+		.max_size = r->size ? XATTR_SIZE_MAX : 0,
 		/* After a failure there is nothing to rewrite */
 		.flags = err ? BPF_FUSE_IMMUTABLE : BPF_FUSE_VARIABLE_SIZE,
 	};
+	return err;
 }
 
-static int fuse_bpf_xattr_out_done(struct fuse_bpf_xattr *x, int err_in)
+static int fuse_bpf_xattr_out_done(struct fuse_bpf_xattr_reply *r)
 {
-	struct fuse_buffer *b = &x->value_buf;
-	int err = 0;
+	struct fuse_buffer *b = &r->buf;
 
-	if (err_in)
+	if (!r->size) {
+		r->res = r->out.size;
 		return 0;
-	if (!x->size) {
-		x->res = x->out.size;
-	} else if (b->data != x->value) {
-		if (b->size > x->size)
-			err = -ERANGE;
-		else
-			memcpy(x->value, b->data, b->size);
-		x->res = b->size;
-	} else {
-		x->res = b->size;
 	}
-	bpf_fuse_free_buffer(b);
+	r->res = b->size;
+	if (b->data == r->data)
+		return 0;
+	if (b->size > r->size)
+		return -ERANGE;
+	memcpy(r->data, b->data, b->size);
+	return 0;
+}
+
+/* The value or list the postfilter left, for the caller */
+static int fuse_bpf_xattr_reply_done(struct fuse_bpf_req *req,
+				     struct fuse_bpf_xattr_reply *r, int err)
+{
+	if (req->post && !err)
+		err = fuse_bpf_xattr_out_done(r);
+	bpf_fuse_free_buffer(&r->buf);
 	return err;
 }
 
@@ -680,7 +708,7 @@ static int fuse_bpf_xattr_name(struct fuse_bpf_xattr *x)
 {
 	const char *name, *dot;
 
-	if (!x->name || !(x->name_buf.flags & BPF_FUSE_MODIFIED))
+	if (!(x->name_buf.flags & BPF_FUSE_MODIFIED))
 		return 0;
 	name = fuse_bpf_buf_str(&x->name_buf);
 	if (IS_ERR(name))
@@ -692,175 +720,128 @@ static int fuse_bpf_xattr_name(struct fuse_bpf_xattr *x)
 	return 0;
 }
 
-static int fuse_bpf_xattr_backing(struct fuse_bpf_req *req)
+static int fuse_bpf_getxattr_setup(struct fuse_bpf_req *req)
 {
-	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
-	struct mnt_idmap *idmap = fuse_bpf_idmap(req->inode);
-	struct dentry *lower = fuse_bpf_dentry(req->inode);
-	int err;
+	struct fuse_bpf_getxattr *g = container_of(req, typeof(*g), x.req);
 
-	err = fuse_bpf_xattr_name(x);
-	if (err)
-		return err;
-	if (x->value_buf.flags & BPF_FUSE_MODIFIED) {
-		x->value = x->value_buf.data;
-		x->size = x->value_buf.size;
-	}
-	switch (req->args.opcode) {
-	case FUSE_GETXATTR:
-		if (x->is_acl) {
-			x->acl = vfs_get_acl(idmap, lower, x->name);
-			return PTR_ERR_OR_ZERO(x->acl);
-		}
-		x->res = vfs_getxattr(idmap, lower, x->name, x->value, x->size);
-		break;
-	case FUSE_LISTXATTR:
-		x->res = vfs_listxattr(lower, x->value, x->size);
-		break;
-	case FUSE_SETXATTR:
-		if (x->is_acl)
-			return vfs_set_acl(idmap, lower, x->name, x->acl);
-		return vfs_setxattr(idmap, lower, x->name, x->value, x->size,
-				    x->flags);
-	case FUSE_REMOVEXATTR:
-		if (x->is_acl)
-			return vfs_remove_acl(idmap, lower, x->name);
-		return vfs_removexattr(idmap, lower, x->name);
-	}
-	err = x->res < 0 ? x->res : 0;
-	if (req->post)
-		fuse_bpf_xattr_out(x, err);
-	return err;
+	g->in.size = g->reply.size;
+	fuse_bpf_arg_in(req, sizeof(g->in), &g->in);
+	fuse_bpf_xattr_arg_name(&g->x);
+	if (!g->x.is_acl)
+		fuse_bpf_xattr_arg_reply(req, &g->reply);
+	return 0;
 }
 
 static int fuse_bpf_getxattr_pre(struct fuse_bpf_req *req,
 				 const struct fuse_ops *ops)
 {
-	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+	struct fuse_bpf_getxattr *g = container_of(req, typeof(*g), x.req);
 
 	if (!ops->getxattr_prefilter)
 		return fuse_bpf_no_prefilter(ops->getxattr_postfilter);
-	return ops->getxattr_prefilter(&req->meta, &x->in.get, &x->name_buf);
+	return ops->getxattr_prefilter(&req->meta, &g->in, &g->x.name_buf);
+}
+
+static int fuse_bpf_getxattr_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_getxattr *g = container_of(req, typeof(*g), x.req);
+	struct mnt_idmap *idmap = fuse_bpf_idmap(req->inode);
+	struct dentry *lower = fuse_bpf_dentry(req->inode);
+	struct fuse_bpf_xattr_reply *r = &g->reply;
+	int err;
+
+	err = fuse_bpf_xattr_name(&g->x);
+	if (err)
+		return err;
+	if (g->x.is_acl) {
+		g->acl = vfs_get_acl(idmap, lower, g->x.name);
+		return PTR_ERR_OR_ZERO(g->acl);
+	}
+	r->res = vfs_getxattr(idmap, lower, g->x.name, r->data, r->size);
+	return fuse_bpf_xattr_out(req, r);
 }
 
 static int fuse_bpf_getxattr_post(struct fuse_bpf_req *req,
 				  const struct fuse_ops *ops)
 {
-	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+	struct fuse_bpf_getxattr *g = container_of(req, typeof(*g), x.req);
 
-	if (!ops->getxattr_postfilter || x->is_acl)
+	if (!ops->getxattr_postfilter || g->x.is_acl)
 		return 0;
-	return ops->getxattr_postfilter(&req->meta, &x->in.get, &x->name_buf,
-					&x->value_buf, &x->out);
+	return ops->getxattr_postfilter(&req->meta, &g->in, &g->x.name_buf,
+					&g->reply.buf, &g->reply.out);
 }
 
 /*
- * The value or list the postfilter left, for the caller; an ACL the
- * daemon's postfilter failed is released.
+ * The value the postfilter left, for the caller; an ACL the daemon's
+ * postfilter failed is released.
  */
 static int fuse_bpf_getxattr_finish(struct fuse_bpf_req *req, int err)
 {
-	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+	struct fuse_bpf_getxattr *g = container_of(req, typeof(*g), x.req);
 
-	if (x->is_acl) {
-		if (err && !IS_ERR_OR_NULL(x->acl))
-			posix_acl_release(x->acl);
+	if (g->x.is_acl) {
+		if (err && !IS_ERR_OR_NULL(g->acl))
+			posix_acl_release(g->acl);
 		return err;
 	}
-	if (req->post)
-		err = fuse_bpf_xattr_out_done(x, err) ?: err;
-	bpf_fuse_free_buffer(&x->value_buf);
-	return err;
+	return fuse_bpf_xattr_reply_done(req, &g->reply, err);
 }
 
 const struct fuse_bpf_op fuse_bpf_getxattr_op = {
-	.setup = fuse_bpf_xattr_setup,
+	.setup = fuse_bpf_getxattr_setup,
 	.prefilter = fuse_bpf_getxattr_pre,
-	.backing = fuse_bpf_xattr_backing,
+	.backing = fuse_bpf_getxattr_backing,
 	.postfilter = fuse_bpf_getxattr_post,
 	.finish = fuse_bpf_getxattr_finish,
 };
 
+static int fuse_bpf_listxattr_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_listxattr *l = container_of(req, typeof(*l), x.req);
+
+	l->in.size = l->reply.size;
+	fuse_bpf_arg_in(req, sizeof(l->in), &l->in);
+	fuse_bpf_xattr_arg_reply(req, &l->reply);
+	return 0;
+}
+
 static int fuse_bpf_listxattr_pre(struct fuse_bpf_req *req,
 				  const struct fuse_ops *ops)
 {
-	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+	struct fuse_bpf_listxattr *l = container_of(req, typeof(*l), x.req);
 
 	if (!ops->listxattr_prefilter)
 		return fuse_bpf_no_prefilter(ops->listxattr_postfilter);
-	return ops->listxattr_prefilter(&req->meta, &x->in.get);
+	return ops->listxattr_prefilter(&req->meta, &l->in);
+}
+
+static int fuse_bpf_listxattr_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_listxattr *l = container_of(req, typeof(*l), x.req);
+	struct fuse_bpf_xattr_reply *r = &l->reply;
+
+	r->res = vfs_listxattr(fuse_bpf_dentry(req->inode), r->data, r->size);
+	return fuse_bpf_xattr_out(req, r);
 }
 
 static int fuse_bpf_listxattr_post(struct fuse_bpf_req *req,
 				   const struct fuse_ops *ops)
 {
-	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
+	struct fuse_bpf_listxattr *l = container_of(req, typeof(*l), x.req);
 
 	if (!ops->listxattr_postfilter)
 		return 0;
-	return ops->listxattr_postfilter(&req->meta, &x->in.get, &x->value_buf,
-					 &x->out);
+	return ops->listxattr_postfilter(&req->meta, &l->in, &l->reply.buf,
+					 &l->reply.out);
 }
 
-static int fuse_bpf_setxattr_pre(struct fuse_bpf_req *req,
-				 const struct fuse_ops *ops)
+/* Drop the trusted.* names from the list in the caller's buffer */
+static int fuse_bpf_listxattr_strip(struct fuse_bpf_xattr_reply *r)
 {
-	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
-
-	if (!ops->setxattr_prefilter)
-		return fuse_bpf_no_prefilter(ops->setxattr_postfilter);
-	return ops->setxattr_prefilter(&req->meta, &x->in.set, &x->name_buf,
-				       &x->value_buf);
-}
-
-static int fuse_bpf_setxattr_post(struct fuse_bpf_req *req,
-				  const struct fuse_ops *ops)
-{
-	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
-
-	if (!ops->setxattr_postfilter)
-		return 0;
-	return ops->setxattr_postfilter(&req->meta, &x->in.set, &x->name_buf,
-					&x->value_buf);
-}
-
-static int fuse_bpf_removexattr_pre(struct fuse_bpf_req *req,
-				    const struct fuse_ops *ops)
-{
-	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
-
-	if (!ops->removexattr_prefilter)
-		return fuse_bpf_no_prefilter(ops->removexattr_postfilter);
-	return ops->removexattr_prefilter(&req->meta, &x->name_buf);
-}
-
-static int fuse_bpf_removexattr_post(struct fuse_bpf_req *req,
-				     const struct fuse_ops *ops)
-{
-	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
-
-	if (!ops->removexattr_postfilter)
-		return 0;
-	return ops->removexattr_postfilter(&req->meta, &x->name_buf);
-}
-
-/*
- * The lower filesystem listed names with the backing credentials: drop the
- * ones the caller could not list itself (trusted.*, as overlayfs does).  A
- * size query may overestimate.
- */
-static int fuse_bpf_listxattr_finish(struct fuse_bpf_req *req, int err)
-{
-	struct fuse_bpf_xattr *x = container_of(req, typeof(*x), req);
-	char *list = x->value, *p = list, *end;
+	char *p = r->data, *end = p + r->res;
 	size_t len;
 
-	if (req->post)
-		err = fuse_bpf_xattr_out_done(x, err) ?: err;
-	bpf_fuse_free_buffer(&x->value_buf);
-	if (err || !x->size || capable(CAP_SYS_ADMIN))
-		return err;
-	end = list + x->res;
 	while (p < end) {
 		/* A filter may have left a name without its NUL */
 		len = strnlen(p, end - p);
@@ -870,7 +851,7 @@ static int fuse_bpf_listxattr_finish(struct fuse_bpf_req *req, int err)
 		if (!strncmp(p, XATTR_TRUSTED_PREFIX, XATTR_TRUSTED_PREFIX_LEN)) {
 			memmove(p, p + len, end - p - len);
 			end -= len;
-			x->res -= len;
+			r->res -= len;
 		} else {
 			p += len;
 		}
@@ -878,27 +859,144 @@ static int fuse_bpf_listxattr_finish(struct fuse_bpf_req *req, int err)
 	return 0;
 }
 
+/*
+ * The lower filesystem listed names with the backing credentials: drop the
+ * ones the caller could not list itself (trusted.*, as overlayfs does).  A
+ * size query may overestimate.
+ */
+static int fuse_bpf_listxattr_finish(struct fuse_bpf_req *req, int err)
+{
+	struct fuse_bpf_listxattr *l = container_of(req, typeof(*l), x.req);
+
+	err = fuse_bpf_xattr_reply_done(req, &l->reply, err);
+	if (err || !l->reply.size || capable(CAP_SYS_ADMIN))
+		return err;
+	return fuse_bpf_listxattr_strip(&l->reply);
+}
+
 const struct fuse_bpf_op fuse_bpf_listxattr_op = {
-	.setup = fuse_bpf_xattr_setup,
+	.setup = fuse_bpf_listxattr_setup,
 	.prefilter = fuse_bpf_listxattr_pre,
-	.backing = fuse_bpf_xattr_backing,
+	.backing = fuse_bpf_listxattr_backing,
 	.postfilter = fuse_bpf_listxattr_post,
 	.finish = fuse_bpf_listxattr_finish,
 };
 
+/* The value of a setxattr is the filters' to rewrite, unlike an ACL */
+static int fuse_bpf_setxattr_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_setxattr *s = container_of(req, typeof(*s), x.req);
+
+	s->in.size = s->size;
+	s->in.flags = s->flags;
+	fuse_bpf_arg_in(req, sizeof(s->in), &s->in);
+	fuse_bpf_xattr_arg_name(&s->x);
+	if (s->x.is_acl)
+		return 0;
+	fuse_bpf_buf_in(req, &s->value_buf, (void *)s->value, s->size,
+			XATTR_SIZE_MAX, BPF_FUSE_VARIABLE_SIZE);
+	fuse_bpf_arg_buf(req, &s->value_buf);
+	return 0;
+}
+
+static int fuse_bpf_setxattr_pre(struct fuse_bpf_req *req,
+				 const struct fuse_ops *ops)
+{
+	struct fuse_bpf_setxattr *s = container_of(req, typeof(*s), x.req);
+
+	if (!ops->setxattr_prefilter)
+		return fuse_bpf_no_prefilter(ops->setxattr_postfilter);
+	return ops->setxattr_prefilter(&req->meta, &s->in, &s->x.name_buf,
+				       &s->value_buf);
+}
+
+static int fuse_bpf_setxattr_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_setxattr *s = container_of(req, typeof(*s), x.req);
+	struct mnt_idmap *idmap = fuse_bpf_idmap(req->inode);
+	struct dentry *lower = fuse_bpf_dentry(req->inode);
+	int err;
+
+	err = fuse_bpf_xattr_name(&s->x);
+	if (err)
+		return err;
+	if (s->x.is_acl)
+		return vfs_set_acl(idmap, lower, s->x.name, s->acl);
+	if (s->value_buf.flags & BPF_FUSE_MODIFIED) {
+		s->value = s->value_buf.data;
+		s->size = s->value_buf.size;
+	}
+	return vfs_setxattr(idmap, lower, s->x.name, s->value, s->size,
+			    s->flags);
+}
+
+static int fuse_bpf_setxattr_post(struct fuse_bpf_req *req,
+				  const struct fuse_ops *ops)
+{
+	struct fuse_bpf_setxattr *s = container_of(req, typeof(*s), x.req);
+
+	if (!ops->setxattr_postfilter)
+		return 0;
+	return ops->setxattr_postfilter(&req->meta, &s->in, &s->x.name_buf,
+					&s->value_buf);
+}
+
 const struct fuse_bpf_op fuse_bpf_setxattr_op = {
-	.setup = fuse_bpf_xattr_setup,
+	.setup = fuse_bpf_setxattr_setup,
 	.prefilter = fuse_bpf_setxattr_pre,
-	.backing = fuse_bpf_xattr_backing,
+	.backing = fuse_bpf_setxattr_backing,
 	.postfilter = fuse_bpf_setxattr_post,
 	.finish = fuse_bpf_attr_finish,
 	.flags = FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER,
 };
 
+static int fuse_bpf_removexattr_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_removexattr *r = container_of(req, typeof(*r), x.req);
+
+	fuse_bpf_xattr_arg_name(&r->x);
+	return 0;
+}
+
+static int fuse_bpf_removexattr_pre(struct fuse_bpf_req *req,
+				    const struct fuse_ops *ops)
+{
+	struct fuse_bpf_removexattr *r = container_of(req, typeof(*r), x.req);
+
+	if (!ops->removexattr_prefilter)
+		return fuse_bpf_no_prefilter(ops->removexattr_postfilter);
+	return ops->removexattr_prefilter(&req->meta, &r->x.name_buf);
+}
+
+static int fuse_bpf_removexattr_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_removexattr *r = container_of(req, typeof(*r), x.req);
+	struct mnt_idmap *idmap = fuse_bpf_idmap(req->inode);
+	struct dentry *lower = fuse_bpf_dentry(req->inode);
+	int err;
+
+	err = fuse_bpf_xattr_name(&r->x);
+	if (err)
+		return err;
+	if (r->x.is_acl)
+		return vfs_remove_acl(idmap, lower, r->x.name);
+	return vfs_removexattr(idmap, lower, r->x.name);
+}
+
+static int fuse_bpf_removexattr_post(struct fuse_bpf_req *req,
+				     const struct fuse_ops *ops)
+{
+	struct fuse_bpf_removexattr *r = container_of(req, typeof(*r), x.req);
+
+	if (!ops->removexattr_postfilter)
+		return 0;
+	return ops->removexattr_postfilter(&req->meta, &r->x.name_buf);
+}
+
 const struct fuse_bpf_op fuse_bpf_removexattr_op = {
-	.setup = fuse_bpf_xattr_setup,
+	.setup = fuse_bpf_removexattr_setup,
 	.prefilter = fuse_bpf_removexattr_pre,
-	.backing = fuse_bpf_xattr_backing,
+	.backing = fuse_bpf_removexattr_backing,
 	.postfilter = fuse_bpf_removexattr_post,
 	.finish = fuse_bpf_attr_finish,
 	.flags = FUSE_BPF_WRITE,
@@ -933,12 +1031,15 @@ static bool fuse_bpf_xattr_run(int *err, u32 opcode, struct inode *inode,
 bool fuse_bpf_getxattr(ssize_t *res, struct inode *inode, const char *name,
 		       void *value, size_t size)
 {
-	struct fuse_bpf_xattr x = { .name = name, .value = value, .size = size };
+	struct fuse_bpf_getxattr g = {
+		.x.name = name,
+		.reply = { .data = value, .size = size },
+	};
 	int err;
 
-	if (!fuse_bpf_xattr_run(&err, FUSE_GETXATTR, inode, &x))
+	if (!fuse_bpf_xattr_run(&err, FUSE_GETXATTR, inode, &g.x))
 		return false;
-	*res = err ? err : x.res;
+	*res = err ? err : g.reply.res;
 	return true;
 }
 
@@ -960,12 +1061,14 @@ bool fuse_bpf_getxattr(ssize_t *res, struct inode *inode, const char *name,
 bool fuse_bpf_listxattr(ssize_t *res, struct dentry *entry, char *list,
 			size_t size)
 {
-	struct fuse_bpf_xattr x = { .value = list, .size = size };
+	struct fuse_bpf_listxattr l = {
+		.reply = { .data = list, .size = size },
+	};
 	int err;
 
-	if (!fuse_bpf_xattr_run(&err, FUSE_LISTXATTR, d_inode(entry), &x))
+	if (!fuse_bpf_xattr_run(&err, FUSE_LISTXATTR, d_inode(entry), &l.x))
 		return false;
-	*res = err ? err : x.res;
+	*res = err ? err : l.reply.res;
 	return true;
 }
 
@@ -1030,14 +1133,37 @@ static bool fuse_bpf_xattr_write(int *err, u32 opcode, struct inode *inode,
 bool fuse_bpf_setxattr(int *err, struct inode *inode, const char *name,
 		       const void *value, size_t size, int flags)
 {
-	struct fuse_bpf_xattr x = {
-		.name = name,
-		.value = (void *)value,
+	struct fuse_bpf_setxattr s = {
+		.x.name = name,
+		.value = value,
 		.size = size,
 		.flags = flags,
 	};
 
-	return fuse_bpf_xattr_write(err, FUSE_SETXATTR, inode, &x);
+	return fuse_bpf_xattr_write(err, FUSE_SETXATTR, inode, &s.x);
+}
+
+/* An ACL's setting: a setxattr of its xattr name, without a value */
+static bool fuse_bpf_xattr_set_acl(int *err, struct inode *inode,
+				   const char *name, struct posix_acl *acl)
+{
+	struct fuse_bpf_setxattr s = {
+		.x = { .name = name, .is_acl = true },
+		.acl = acl,
+	};
+
+	return fuse_bpf_xattr_write(err, FUSE_SETXATTR, inode, &s.x);
+}
+
+/* An attribute's removal, or an ACL's (@is_acl) */
+static bool fuse_bpf_xattr_remove(int *err, struct inode *inode,
+				  const char *name, bool is_acl)
+{
+	struct fuse_bpf_removexattr r = {
+		.x = { .name = name, .is_acl = is_acl },
+	};
+
+	return fuse_bpf_xattr_write(err, FUSE_REMOVEXATTR, inode, &r.x);
 }
 
 /**
@@ -1056,9 +1182,7 @@ bool fuse_bpf_setxattr(int *err, struct inode *inode, const char *name,
  */
 bool fuse_bpf_removexattr(int *err, struct inode *inode, const char *name)
 {
-	struct fuse_bpf_xattr x = { .name = name };
-
-	return fuse_bpf_xattr_write(err, FUSE_REMOVEXATTR, inode, &x);
+	return fuse_bpf_xattr_remove(err, inode, name, false);
 }
 
 /**
@@ -1113,15 +1237,14 @@ bool fuse_bpf_get_inode_acl(struct posix_acl **res, struct inode *inode,
  */
 bool fuse_bpf_get_acl(struct posix_acl **res, struct dentry *entry, int type)
 {
-	struct fuse_bpf_xattr x = {
-		.name = posix_acl_xattr_name(type),
-		.is_acl = true,
+	struct fuse_bpf_getxattr g = {
+		.x = { .name = posix_acl_xattr_name(type), .is_acl = true },
 	};
 	int err;
 
-	if (!fuse_bpf_xattr_run(&err, FUSE_GETXATTR, d_inode(entry), &x))
+	if (!fuse_bpf_xattr_run(&err, FUSE_GETXATTR, d_inode(entry), &g.x))
 		return false;
-	*res = err ? ERR_PTR(err) : x.acl;
+	*res = err ? ERR_PTR(err) : g.acl;
 	return true;
 }
 
@@ -1144,14 +1267,11 @@ bool fuse_bpf_get_acl(struct posix_acl **res, struct dentry *entry, int type)
 bool fuse_bpf_set_acl(int *err, struct dentry *entry, struct posix_acl *acl,
 		      int type)
 {
-	struct fuse_bpf_xattr x = {
-		.name = posix_acl_xattr_name(type),
-		.is_acl = true,
-		.acl = acl,
-	};
+	const char *name = posix_acl_xattr_name(type);
 
-	return fuse_bpf_xattr_write(err, acl ? FUSE_SETXATTR : FUSE_REMOVEXATTR,
-				    d_inode(entry), &x);
+	if (!acl)
+		return fuse_bpf_xattr_remove(err, d_inode(entry), name, true);
+	return fuse_bpf_xattr_set_acl(err, d_inode(entry), name, acl);
 }
 
 /* FS_IOC_[GS]ETFLAGS and FS_IOC_FS[GS]ETXATTR: a daemon sees FUSE_IOCTL. */

@@ -34,336 +34,13 @@ bool fuse_bpf_open(int *err, struct inode *inode, struct file *file)
 	return fuse_bpf_open_common(err, FUSE_OPEN, inode, file);
 }
 
-/* A request on one open file of a backed node. */
+/*
+ * A request on one open file of a backed node.  Each operation's own
+ * request embeds it, with the operation's arguments as FUSE sends them.
+ */
 struct fuse_bpf_file_req {
 	struct fuse_bpf_req req;
 	struct file *file;
-	union {
-		struct fuse_flush_in flush;
-		struct fuse_fsync_in fsync;
-		struct fuse_lseek_in lseek;
-		struct fuse_fallocate_in fallocate;
-		struct fuse_copy_file_range_in copy;
-		struct fuse_lk_in lk;
-	} in;
-	union {
-		struct fuse_lseek_out lseek;
-		struct fuse_write_out copy;
-	} out;
-	union {
-		fl_owner_t owner;		/* FUSE_FLUSH */
-		struct {			/* FUSE_FSYNC, FUSE_FSYNCDIR */
-			loff_t start, end;
-		} range;
-		struct file *dst;		/* FUSE_COPY_FILE_RANGE */
-		struct {			/* FUSE_GETLK, FUSE_SETLK */
-			struct file_lock *fl;
-			int cmd;
-			bool flock;
-		};
-	};
-	s64 res;
-};
-
-static int fuse_bpf_file_setup(struct fuse_bpf_req *req)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-
-	switch (req->args.opcode) {
-	case FUSE_FLUSH:
-		fuse_bpf_arg_in(req, sizeof(f->in.flush), &f->in.flush);
-		break;
-	case FUSE_FSYNC:
-	case FUSE_FSYNCDIR:
-		fuse_bpf_arg_in(req, sizeof(f->in.fsync), &f->in.fsync);
-		break;
-	case FUSE_LSEEK:
-		fuse_bpf_arg_in(req, sizeof(f->in.lseek), &f->in.lseek);
-		fuse_bpf_arg_out(req, sizeof(f->out.lseek), &f->out.lseek);
-		break;
-	case FUSE_FALLOCATE:
-		fuse_bpf_arg_in(req, sizeof(f->in.fallocate), &f->in.fallocate);
-		break;
-	case FUSE_COPY_FILE_RANGE:
-		fuse_bpf_arg_in(req, sizeof(f->in.copy), &f->in.copy);
-		fuse_bpf_arg_out(req, sizeof(f->out.copy), &f->out.copy);
-		break;
-	case FUSE_GETLK:
-	case FUSE_SETLK:
-		fuse_bpf_arg_in(req, sizeof(f->in.lk), &f->in.lk);
-		break;
-	}
-	return 0;
-}
-
-static int fuse_bpf_flush_backing(struct fuse_bpf_req *req)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-	struct file *lower = fuse_bpf_file(f->file);
-
-	/* POSIX locks were taken on the backing file: drop them with ours. */
-	locks_remove_posix(lower, f->owner);
-	if (lower->f_op->flush)
-		return lower->f_op->flush(lower, f->owner);
-	return 0;
-}
-
-static int fuse_bpf_fsync_backing(struct fuse_bpf_req *req)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-	struct fuse_fsync_in *in = &f->in.fsync;
-
-	return vfs_fsync_range(fuse_bpf_file(f->file), f->range.start,
-			       f->range.end,
-			       in->fsync_flags & FUSE_FSYNC_FDATASYNC);
-}
-
-/* As overlayfs: the backing file keeps the position, under the inode lock. */
-static int fuse_bpf_lseek_backing(struct fuse_bpf_req *req)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-	struct file *lower = fuse_bpf_file(f->file);
-	loff_t pos;
-
-	lower->f_pos = f->file->f_pos;
-	pos = vfs_llseek(lower, f->in.lseek.offset, f->in.lseek.whence);
-	f->out.lseek.offset = pos;
-	return pos < 0 ? pos : 0;
-}
-
-static int fuse_bpf_fallocate_backing(struct fuse_bpf_req *req)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-	struct fuse_fallocate_in *in = &f->in.fallocate;
-
-	return vfs_fallocate(fuse_bpf_file(f->file), in->mode, in->offset,
-			     in->length);
-}
-
-static int fuse_bpf_copy_backing(struct fuse_bpf_req *req)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-	struct fuse_copy_file_range_in *in = &f->in.copy;
-	ssize_t ret;
-
-	ret = vfs_copy_file_range(fuse_bpf_file(f->file), in->off_in,
-				  fuse_bpf_file(f->dst), in->off_out, in->len,
-				  in->flags);
-	f->res = ret;
-	f->out.copy.size = ret > 0 ? ret : 0;
-	return ret < 0 ? ret : 0;
-}
-
-/*
- * Locks are taken on the backing file, so they conflict with locks taken
- * on the lower file directly.  flock and OFD locks belong to an open file:
- * to the backing file there.
- */
-static int fuse_bpf_lock_backing(struct fuse_bpf_req *req)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-	struct file *lower = fuse_bpf_file(f->file);
-	struct file_lock *fl = f->fl;
-	fl_owner_t owner = fl->c.flc_owner;
-	int err;
-
-	fl->c.flc_file = lower;
-	if (owner == f->file)
-		fl->c.flc_owner = lower;
-	if (f->flock && lower->f_op->flock)
-		err = lower->f_op->flock(lower, f->cmd, fl);
-	else if (f->flock)
-		err = locks_lock_file_wait(lower, fl);
-	else if (req->args.opcode == FUSE_GETLK)
-		err = vfs_test_lock(lower, fl);
-	else
-		err = vfs_lock_file(lower, f->cmd, fl, NULL);
-	fl->c.flc_file = f->file;
-	if (fl->c.flc_owner == lower)
-		fl->c.flc_owner = owner;
-	return err;
-}
-
-static int fuse_bpf_file_finish(struct fuse_bpf_req *req, int err)
-{
-	fuse_bpf_copyattr(req->inode);
-	return err;
-}
-
-static int fuse_bpf_flush_pre(struct fuse_bpf_req *req,
-			      const struct fuse_ops *ops)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-
-	if (!ops->flush_prefilter)
-		return fuse_bpf_no_prefilter(ops->flush_postfilter);
-	return ops->flush_prefilter(&req->meta, &f->in.flush);
-}
-
-static int fuse_bpf_flush_post(struct fuse_bpf_req *req,
-			       const struct fuse_ops *ops)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-
-	if (!ops->flush_postfilter)
-		return 0;
-	return ops->flush_postfilter(&req->meta, &f->in.flush);
-}
-
-static int fuse_bpf_fsync_pre(struct fuse_bpf_req *req,
-			      const struct fuse_ops *ops)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-
-	if (!ops->fsync_prefilter)
-		return fuse_bpf_no_prefilter(ops->fsync_postfilter);
-	return ops->fsync_prefilter(&req->meta, &f->in.fsync);
-}
-
-static int fuse_bpf_fsync_post(struct fuse_bpf_req *req,
-			       const struct fuse_ops *ops)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-
-	if (!ops->fsync_postfilter)
-		return 0;
-	return ops->fsync_postfilter(&req->meta, &f->in.fsync);
-}
-
-static int fuse_bpf_fsyncdir_pre(struct fuse_bpf_req *req,
-				 const struct fuse_ops *ops)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-
-	if (!ops->dir_fsync_prefilter)
-		return fuse_bpf_no_prefilter(ops->dir_fsync_postfilter);
-	return ops->dir_fsync_prefilter(&req->meta, &f->in.fsync);
-}
-
-static int fuse_bpf_fsyncdir_post(struct fuse_bpf_req *req,
-				  const struct fuse_ops *ops)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-
-	if (!ops->dir_fsync_postfilter)
-		return 0;
-	return ops->dir_fsync_postfilter(&req->meta, &f->in.fsync);
-}
-
-static int fuse_bpf_lseek_pre(struct fuse_bpf_req *req,
-			      const struct fuse_ops *ops)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-
-	if (!ops->lseek_prefilter)
-		return fuse_bpf_no_prefilter(ops->lseek_postfilter);
-	return ops->lseek_prefilter(&req->meta, &f->in.lseek);
-}
-
-static int fuse_bpf_lseek_post(struct fuse_bpf_req *req,
-			       const struct fuse_ops *ops)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-
-	if (!ops->lseek_postfilter)
-		return 0;
-	return ops->lseek_postfilter(&req->meta, &f->in.lseek, &f->out.lseek);
-}
-
-static int fuse_bpf_fallocate_pre(struct fuse_bpf_req *req,
-				  const struct fuse_ops *ops)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-
-	if (!ops->file_fallocate_prefilter)
-		return fuse_bpf_no_prefilter(ops->file_fallocate_postfilter);
-	return ops->file_fallocate_prefilter(&req->meta, &f->in.fallocate);
-}
-
-static int fuse_bpf_fallocate_post(struct fuse_bpf_req *req,
-				   const struct fuse_ops *ops)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-
-	if (!ops->file_fallocate_postfilter)
-		return 0;
-	return ops->file_fallocate_postfilter(&req->meta, &f->in.fallocate);
-}
-
-static int fuse_bpf_copy_pre(struct fuse_bpf_req *req,
-			     const struct fuse_ops *ops)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-
-	if (!ops->copy_file_range_prefilter)
-		return fuse_bpf_no_prefilter(ops->copy_file_range_postfilter);
-	return ops->copy_file_range_prefilter(&req->meta, &f->in.copy);
-}
-
-static int fuse_bpf_copy_post(struct fuse_bpf_req *req,
-			      const struct fuse_ops *ops)
-{
-	struct fuse_bpf_file_req *f = container_of(req, typeof(*f), req);
-
-	if (!ops->copy_file_range_postfilter)
-		return 0;
-	return ops->copy_file_range_postfilter(&req->meta, &f->in.copy,
-					       &f->out.copy);
-}
-
-const struct fuse_bpf_op fuse_bpf_flush_op = {
-	.setup = fuse_bpf_file_setup,
-	.prefilter = fuse_bpf_flush_pre,
-	.backing = fuse_bpf_flush_backing,
-	.postfilter = fuse_bpf_flush_post,
-};
-
-const struct fuse_bpf_op fuse_bpf_fsync_op = {
-	.setup = fuse_bpf_file_setup,
-	.prefilter = fuse_bpf_fsync_pre,
-	.backing = fuse_bpf_fsync_backing,
-	.postfilter = fuse_bpf_fsync_post,
-};
-
-const struct fuse_bpf_op fuse_bpf_fsyncdir_op = {
-	.setup = fuse_bpf_file_setup,
-	.prefilter = fuse_bpf_fsyncdir_pre,
-	.backing = fuse_bpf_fsync_backing,
-	.postfilter = fuse_bpf_fsyncdir_post,
-};
-
-const struct fuse_bpf_op fuse_bpf_lseek_op = {
-	.setup = fuse_bpf_file_setup,
-	.prefilter = fuse_bpf_lseek_pre,
-	.backing = fuse_bpf_lseek_backing,
-	.postfilter = fuse_bpf_lseek_post,
-};
-
-const struct fuse_bpf_op fuse_bpf_fallocate_op = {
-	.setup = fuse_bpf_file_setup,
-	.prefilter = fuse_bpf_fallocate_pre,
-	.backing = fuse_bpf_fallocate_backing,
-	.postfilter = fuse_bpf_fallocate_post,
-	.finish = fuse_bpf_file_finish,
-	.flags = FUSE_BPF_AS_CALLER,
-};
-
-const struct fuse_bpf_op fuse_bpf_copy_file_range_op = {
-	.setup = fuse_bpf_file_setup,
-	.prefilter = fuse_bpf_copy_pre,
-	.backing = fuse_bpf_copy_backing,
-	.postfilter = fuse_bpf_copy_post,
-	.flags = FUSE_BPF_AS_CALLER,
-};
-
-const struct fuse_bpf_op fuse_bpf_getlk_op = {
-	.setup = fuse_bpf_file_setup,
-	.backing = fuse_bpf_lock_backing,
-};
-
-const struct fuse_bpf_op fuse_bpf_setlk_op = {
-	.setup = fuse_bpf_file_setup,
-	.backing = fuse_bpf_lock_backing,
 };
 
 static bool fuse_bpf_file_run(int *err, u32 opcode, struct file *file,
@@ -379,6 +56,67 @@ static bool fuse_bpf_file_run(int *err, u32 opcode, struct file *file,
 	return fuse_bpf_result(err, fuse_bpf_run(&f->req));
 }
 
+static int fuse_bpf_file_finish(struct fuse_bpf_req *req, int err)
+{
+	fuse_bpf_copyattr(req->inode);
+	return err;
+}
+
+/* flush */
+
+struct fuse_bpf_flush {
+	struct fuse_bpf_file_req f;
+	struct fuse_flush_in in;
+	fl_owner_t owner;
+};
+
+static int fuse_bpf_flush_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_flush *fr = container_of(req, typeof(*fr), f.req);
+
+	fuse_bpf_arg_in(req, sizeof(fr->in), &fr->in);
+	return 0;
+}
+
+static int fuse_bpf_flush_pre(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_flush *fr = container_of(req, typeof(*fr), f.req);
+
+	if (!ops->flush_prefilter)
+		return fuse_bpf_no_prefilter(ops->flush_postfilter);
+	return ops->flush_prefilter(&req->meta, &fr->in);
+}
+
+static int fuse_bpf_flush_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_flush *fr = container_of(req, typeof(*fr), f.req);
+	struct file *lower = fuse_bpf_file(fr->f.file);
+
+	/* POSIX locks were taken on the backing file: drop them with ours. */
+	locks_remove_posix(lower, fr->owner);
+	if (lower->f_op->flush)
+		return lower->f_op->flush(lower, fr->owner);
+	return 0;
+}
+
+static int fuse_bpf_flush_post(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_flush *fr = container_of(req, typeof(*fr), f.req);
+
+	if (!ops->flush_postfilter)
+		return 0;
+	return ops->flush_postfilter(&req->meta, &fr->in);
+}
+
+const struct fuse_bpf_op fuse_bpf_flush_op = {
+	.setup = fuse_bpf_flush_setup,
+	.prefilter = fuse_bpf_flush_pre,
+	.backing = fuse_bpf_flush_backing,
+	.postfilter = fuse_bpf_flush_post,
+};
+
 /**
  * fuse_bpf_flush() - Flush an open file of a backed node
  * @err: where the result goes: 0 or an errno
@@ -393,10 +131,88 @@ static bool fuse_bpf_file_run(int *err, u32 opcode, struct file *file,
  */
 bool fuse_bpf_flush(int *err, struct file *file, fl_owner_t id)
 {
-	struct fuse_bpf_file_req f = { .owner = id };
+	struct fuse_bpf_flush fr = { .owner = id };
 
-	return fuse_bpf_file_run(err, FUSE_FLUSH, file, &f);
+	return fuse_bpf_file_run(err, FUSE_FLUSH, file, &fr.f);
 }
+
+/* fsync, fsyncdir: the same request and backing step, their own filters */
+
+struct fuse_bpf_fsync {
+	struct fuse_bpf_file_req f;
+	struct fuse_fsync_in in;
+	loff_t start, end;
+};
+
+static int fuse_bpf_fsync_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_fsync *s = container_of(req, typeof(*s), f.req);
+
+	fuse_bpf_arg_in(req, sizeof(s->in), &s->in);
+	return 0;
+}
+
+static int fuse_bpf_fsync_pre(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_fsync *s = container_of(req, typeof(*s), f.req);
+
+	if (!ops->fsync_prefilter)
+		return fuse_bpf_no_prefilter(ops->fsync_postfilter);
+	return ops->fsync_prefilter(&req->meta, &s->in);
+}
+
+static int fuse_bpf_fsyncdir_pre(struct fuse_bpf_req *req,
+				 const struct fuse_ops *ops)
+{
+	struct fuse_bpf_fsync *s = container_of(req, typeof(*s), f.req);
+
+	if (!ops->dir_fsync_prefilter)
+		return fuse_bpf_no_prefilter(ops->dir_fsync_postfilter);
+	return ops->dir_fsync_prefilter(&req->meta, &s->in);
+}
+
+static int fuse_bpf_fsync_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_fsync *s = container_of(req, typeof(*s), f.req);
+
+	return vfs_fsync_range(fuse_bpf_file(s->f.file), s->start, s->end,
+			       s->in.fsync_flags & FUSE_FSYNC_FDATASYNC);
+}
+
+static int fuse_bpf_fsync_post(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_fsync *s = container_of(req, typeof(*s), f.req);
+
+	if (!ops->fsync_postfilter)
+		return 0;
+	return ops->fsync_postfilter(&req->meta, &s->in);
+}
+
+static int fuse_bpf_fsyncdir_post(struct fuse_bpf_req *req,
+				  const struct fuse_ops *ops)
+{
+	struct fuse_bpf_fsync *s = container_of(req, typeof(*s), f.req);
+
+	if (!ops->dir_fsync_postfilter)
+		return 0;
+	return ops->dir_fsync_postfilter(&req->meta, &s->in);
+}
+
+const struct fuse_bpf_op fuse_bpf_fsync_op = {
+	.setup = fuse_bpf_fsync_setup,
+	.prefilter = fuse_bpf_fsync_pre,
+	.backing = fuse_bpf_fsync_backing,
+	.postfilter = fuse_bpf_fsync_post,
+};
+
+const struct fuse_bpf_op fuse_bpf_fsyncdir_op = {
+	.setup = fuse_bpf_fsync_setup,
+	.prefilter = fuse_bpf_fsyncdir_pre,
+	.backing = fuse_bpf_fsync_backing,
+	.postfilter = fuse_bpf_fsyncdir_post,
+};
 
 /**
  * fuse_bpf_fsync() - Sync an open file or directory of a backed node
@@ -416,15 +232,73 @@ bool fuse_bpf_flush(int *err, struct file *file, fl_owner_t id)
 bool fuse_bpf_fsync(int *err, struct file *file, loff_t start, loff_t end,
 		    int datasync)
 {
-	struct fuse_bpf_file_req f = {
-		.in.fsync.fsync_flags = datasync ? FUSE_FSYNC_FDATASYNC : 0,
-		.range = { .start = start, .end = end },
+	struct fuse_bpf_fsync s = {
+		.in.fsync_flags = datasync ? FUSE_FSYNC_FDATASYNC : 0,
+		.start = start,
+		.end = end,
 	};
 	u32 opcode = S_ISDIR(file_inode(file)->i_mode) ? FUSE_FSYNCDIR :
 							  FUSE_FSYNC;
 
-	return fuse_bpf_file_run(err, opcode, file, &f);
+	return fuse_bpf_file_run(err, opcode, file, &s.f);
 }
+
+/* lseek */
+
+struct fuse_bpf_lseek {
+	struct fuse_bpf_file_req f;
+	struct fuse_lseek_in in;
+	struct fuse_lseek_out out;
+};
+
+static int fuse_bpf_lseek_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_lseek *l = container_of(req, typeof(*l), f.req);
+
+	fuse_bpf_arg_in(req, sizeof(l->in), &l->in);
+	fuse_bpf_arg_out(req, sizeof(l->out), &l->out);
+	return 0;
+}
+
+static int fuse_bpf_lseek_pre(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_lseek *l = container_of(req, typeof(*l), f.req);
+
+	if (!ops->lseek_prefilter)
+		return fuse_bpf_no_prefilter(ops->lseek_postfilter);
+	return ops->lseek_prefilter(&req->meta, &l->in);
+}
+
+/* As overlayfs: the backing file keeps the position, under the inode lock. */
+static int fuse_bpf_lseek_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_lseek *l = container_of(req, typeof(*l), f.req);
+	struct file *lower = fuse_bpf_file(l->f.file);
+	loff_t pos;
+
+	lower->f_pos = l->f.file->f_pos;
+	pos = vfs_llseek(lower, l->in.offset, l->in.whence);
+	l->out.offset = pos;
+	return pos < 0 ? pos : 0;
+}
+
+static int fuse_bpf_lseek_post(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_lseek *l = container_of(req, typeof(*l), f.req);
+
+	if (!ops->lseek_postfilter)
+		return 0;
+	return ops->lseek_postfilter(&req->meta, &l->in, &l->out);
+}
+
+const struct fuse_bpf_op fuse_bpf_lseek_op = {
+	.setup = fuse_bpf_lseek_setup,
+	.prefilter = fuse_bpf_lseek_pre,
+	.backing = fuse_bpf_lseek_backing,
+	.postfilter = fuse_bpf_lseek_post,
+};
 
 /**
  * fuse_bpf_llseek() - Reposition an open file of a backed node
@@ -448,8 +322,8 @@ bool fuse_bpf_llseek(loff_t *res, struct file *file, loff_t offset,
 		     int whence)
 {
 	struct inode *inode = file_inode(file);
-	struct fuse_bpf_file_req f = {
-		.in.lseek = { .offset = offset, .whence = whence },
+	struct fuse_bpf_lseek l = {
+		.in = { .offset = offset, .whence = whence },
 	};
 	bool backed;
 	int err;
@@ -457,18 +331,18 @@ bool fuse_bpf_llseek(loff_t *res, struct file *file, loff_t offset,
 	if (!fuse_bpf_file_backed(file))
 		return false;
 	inode_lock(inode);
-	backed = fuse_bpf_file_run(&err, FUSE_LSEEK, file, &f);
+	backed = fuse_bpf_file_run(&err, FUSE_LSEEK, file, &l.f);
 	/*
 	 * The file's position is the one the caller gets, which a postfilter
 	 * may have changed, or failed: never a negative one.
 	 */
-	if (backed && !err && (loff_t)f.out.lseek.offset < 0)
+	if (backed && !err && (loff_t)l.out.offset < 0)
 		err = -EINVAL;
 	if (backed && !err)
-		file->f_pos = f.out.lseek.offset;
+		file->f_pos = l.out.offset;
 	inode_unlock(inode);
 	if (backed)
-		*res = err ? err : f.out.lseek.offset;
+		*res = err ? err : l.out.offset;
 	return backed;
 }
 
@@ -488,6 +362,58 @@ static int fuse_bpf_remove_privs(struct file *file)
 	inode_unlock(inode);
 	return err;
 }
+
+/* fallocate */
+
+struct fuse_bpf_fallocate {
+	struct fuse_bpf_file_req f;
+	struct fuse_fallocate_in in;
+};
+
+static int fuse_bpf_fallocate_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_fallocate *a = container_of(req, typeof(*a), f.req);
+
+	fuse_bpf_arg_in(req, sizeof(a->in), &a->in);
+	return 0;
+}
+
+static int fuse_bpf_fallocate_pre(struct fuse_bpf_req *req,
+				  const struct fuse_ops *ops)
+{
+	struct fuse_bpf_fallocate *a = container_of(req, typeof(*a), f.req);
+
+	if (!ops->file_fallocate_prefilter)
+		return fuse_bpf_no_prefilter(ops->file_fallocate_postfilter);
+	return ops->file_fallocate_prefilter(&req->meta, &a->in);
+}
+
+static int fuse_bpf_fallocate_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_fallocate *a = container_of(req, typeof(*a), f.req);
+
+	return vfs_fallocate(fuse_bpf_file(a->f.file), a->in.mode,
+			     a->in.offset, a->in.length);
+}
+
+static int fuse_bpf_fallocate_post(struct fuse_bpf_req *req,
+				   const struct fuse_ops *ops)
+{
+	struct fuse_bpf_fallocate *a = container_of(req, typeof(*a), f.req);
+
+	if (!ops->file_fallocate_postfilter)
+		return 0;
+	return ops->file_fallocate_postfilter(&req->meta, &a->in);
+}
+
+const struct fuse_bpf_op fuse_bpf_fallocate_op = {
+	.setup = fuse_bpf_fallocate_setup,
+	.prefilter = fuse_bpf_fallocate_pre,
+	.backing = fuse_bpf_fallocate_backing,
+	.postfilter = fuse_bpf_fallocate_post,
+	.finish = fuse_bpf_file_finish,
+	.flags = FUSE_BPF_AS_CALLER,
+};
 
 /**
  * fuse_bpf_fallocate() - Allocate or free space of a backed file
@@ -510,8 +436,8 @@ static int fuse_bpf_remove_privs(struct file *file)
 bool fuse_bpf_fallocate(int *err, struct file *file, int mode,
 			loff_t offset, loff_t length)
 {
-	struct fuse_bpf_file_req f = {
-		.in.fallocate = {
+	struct fuse_bpf_fallocate a = {
+		.in = {
 			.offset = offset,
 			.length = length,
 			.mode = mode,
@@ -523,8 +449,69 @@ bool fuse_bpf_fallocate(int *err, struct file *file, int mode,
 	*err = fuse_bpf_remove_privs(file);
 	if (*err)
 		return true;
-	return fuse_bpf_file_run(err, FUSE_FALLOCATE, file, &f);
+	return fuse_bpf_file_run(err, FUSE_FALLOCATE, file, &a.f);
 }
+
+/* copy_file_range */
+
+struct fuse_bpf_copy {
+	struct fuse_bpf_file_req f;	/* the source */
+	struct fuse_copy_file_range_in in;
+	struct fuse_write_out out;
+	struct file *dst;
+	ssize_t res;
+};
+
+static int fuse_bpf_copy_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_copy *c = container_of(req, typeof(*c), f.req);
+
+	fuse_bpf_arg_in(req, sizeof(c->in), &c->in);
+	fuse_bpf_arg_out(req, sizeof(c->out), &c->out);
+	return 0;
+}
+
+static int fuse_bpf_copy_pre(struct fuse_bpf_req *req,
+			     const struct fuse_ops *ops)
+{
+	struct fuse_bpf_copy *c = container_of(req, typeof(*c), f.req);
+
+	if (!ops->copy_file_range_prefilter)
+		return fuse_bpf_no_prefilter(ops->copy_file_range_postfilter);
+	return ops->copy_file_range_prefilter(&req->meta, &c->in);
+}
+
+static int fuse_bpf_copy_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_copy *c = container_of(req, typeof(*c), f.req);
+	struct fuse_copy_file_range_in *in = &c->in;
+	ssize_t ret;
+
+	ret = vfs_copy_file_range(fuse_bpf_file(c->f.file), in->off_in,
+				  fuse_bpf_file(c->dst), in->off_out, in->len,
+				  in->flags);
+	c->res = ret;
+	c->out.size = ret > 0 ? ret : 0;
+	return ret < 0 ? ret : 0;
+}
+
+static int fuse_bpf_copy_post(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_copy *c = container_of(req, typeof(*c), f.req);
+
+	if (!ops->copy_file_range_postfilter)
+		return 0;
+	return ops->copy_file_range_postfilter(&req->meta, &c->in, &c->out);
+}
+
+const struct fuse_bpf_op fuse_bpf_copy_file_range_op = {
+	.setup = fuse_bpf_copy_setup,
+	.prefilter = fuse_bpf_copy_pre,
+	.backing = fuse_bpf_copy_backing,
+	.postfilter = fuse_bpf_copy_post,
+	.flags = FUSE_BPF_AS_CALLER,
+};
 
 /**
  * fuse_bpf_copy_file_range() - Copy a range between backed files
@@ -550,8 +537,8 @@ bool fuse_bpf_copy_file_range(ssize_t *res, struct file *src, loff_t src_off,
 			      struct file *dst, loff_t dst_off, size_t len,
 			      unsigned int flags)
 {
-	struct fuse_bpf_file_req f = {
-		.in.copy = {
+	struct fuse_bpf_copy c = {
+		.in = {
 			.off_in = src_off,
 			.nodeid_out = get_node_id(file_inode(dst)),
 			.off_out = dst_off,
@@ -574,18 +561,87 @@ bool fuse_bpf_copy_file_range(ssize_t *res, struct file *src, loff_t src_off,
 		*res = err;
 		return true;
 	}
-	if (!fuse_bpf_file_run(&err, FUSE_COPY_FILE_RANGE, src, &f))
+	if (!fuse_bpf_file_run(&err, FUSE_COPY_FILE_RANGE, src, &c.f))
 		return false;
 	fuse_bpf_copyattr(file_inode(dst));
-	*res = err ? err : f.res;
+	*res = err ? err : c.res;
 	return true;
 }
+
+/* getlk, setlk: POSIX and flock locks, the same request; no filter runs */
+
+struct fuse_bpf_lock {
+	struct fuse_bpf_file_req f;
+	struct fuse_lk_in in;
+	struct file_lock *fl;
+	int cmd;
+	bool flock;
+};
+
+static int fuse_bpf_lock_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_lock *lk = container_of(req, typeof(*lk), f.req);
+
+	fuse_bpf_arg_in(req, sizeof(lk->in), &lk->in);
+	return 0;
+}
+
+/*
+ * Locks are taken on the backing file, so they conflict with locks taken
+ * on the lower file directly.  flock and OFD locks belong to an open file:
+ * to the backing file there.  @test: a POSIX lock is tested (FUSE_GETLK),
+ * not set.
+ */
+static int fuse_bpf_lock_backing(struct fuse_bpf_req *req, bool test)
+{
+	struct fuse_bpf_lock *lk = container_of(req, typeof(*lk), f.req);
+	struct file *lower = fuse_bpf_file(lk->f.file);
+	struct file_lock *fl = lk->fl;
+	fl_owner_t owner = fl->c.flc_owner;
+	int err;
+
+	fl->c.flc_file = lower;
+	if (owner == lk->f.file)
+		fl->c.flc_owner = lower;
+	if (lk->flock && lower->f_op->flock)
+		err = lower->f_op->flock(lower, lk->cmd, fl);
+	else if (lk->flock)
+		err = locks_lock_file_wait(lower, fl);
+	else if (test)
+		err = vfs_test_lock(lower, fl);
+	else
+		err = vfs_lock_file(lower, lk->cmd, fl, NULL);
+	fl->c.flc_file = lk->f.file;
+	if (fl->c.flc_owner == lower)
+		fl->c.flc_owner = owner;
+	return err;
+}
+
+static int fuse_bpf_getlk_backing(struct fuse_bpf_req *req)
+{
+	return fuse_bpf_lock_backing(req, true);
+}
+
+static int fuse_bpf_setlk_backing(struct fuse_bpf_req *req)
+{
+	return fuse_bpf_lock_backing(req, false);
+}
+
+const struct fuse_bpf_op fuse_bpf_getlk_op = {
+	.setup = fuse_bpf_lock_setup,
+	.backing = fuse_bpf_getlk_backing,
+};
+
+const struct fuse_bpf_op fuse_bpf_setlk_op = {
+	.setup = fuse_bpf_lock_setup,
+	.backing = fuse_bpf_setlk_backing,
+};
 
 static bool fuse_bpf_lock_common(int *err, struct file *file, int cmd,
 				 struct file_lock *fl, bool flock)
 {
-	struct fuse_bpf_file_req f = {
-		.in.lk = {
+	struct fuse_bpf_lock lk = {
+		.in = {
 			.owner = (u64)(uintptr_t)fl->c.flc_owner,
 			.lk = {
 				.start = fl->fl_start,
@@ -601,7 +657,7 @@ static bool fuse_bpf_lock_common(int *err, struct file *file, int cmd,
 	};
 	u32 opcode = !flock && cmd == F_GETLK ? FUSE_GETLK : FUSE_SETLK;
 
-	return fuse_bpf_file_run(err, opcode, file, &f);
+	return fuse_bpf_file_run(err, opcode, file, &lk.f);
 }
 
 /**
@@ -694,34 +750,38 @@ bool fuse_bpf_poll(__poll_t *res, struct file *file, poll_table *wait)
  */
 struct fuse_bpf_io {
 	struct fuse_bpf_req req;
-	union {
-		struct fuse_read_in read;
-		struct fuse_write_in write;
-	} in;
-	union {
-		struct fuse_read_iter_out read;
-		struct fuse_write_iter_out write;
-	} out;
 	struct kiocb *iocb;
 	struct iov_iter *iter;
 	ssize_t res;
 };
 
+struct fuse_bpf_read {
+	struct fuse_bpf_io io;
+	struct fuse_read_in in;
+	struct fuse_read_iter_out out;
+};
+
+struct fuse_bpf_write {
+	struct fuse_bpf_io io;
+	struct fuse_write_in in;
+	struct fuse_write_iter_out out;
+};
+
 static int fuse_bpf_read_setup(struct fuse_bpf_req *req)
 {
-	struct fuse_bpf_io *r = container_of(req, typeof(*r), req);
+	struct fuse_bpf_read *r = container_of(req, typeof(*r), io.req);
 
-	fuse_bpf_arg_in(req, sizeof(r->in.read), &r->in.read);
-	fuse_bpf_arg_out(req, sizeof(r->out.read), &r->out.read);
+	fuse_bpf_arg_in(req, sizeof(r->in), &r->in);
+	fuse_bpf_arg_out(req, sizeof(r->out), &r->out);
 	return 0;
 }
 
 static int fuse_bpf_write_setup(struct fuse_bpf_req *req)
 {
-	struct fuse_bpf_io *w = container_of(req, typeof(*w), req);
+	struct fuse_bpf_write *w = container_of(req, typeof(*w), io.req);
 
-	fuse_bpf_arg_in(req, sizeof(w->in.write), &w->in.write);
-	fuse_bpf_arg_out(req, sizeof(w->out.write), &w->out.write);
+	fuse_bpf_arg_in(req, sizeof(w->in), &w->in);
+	fuse_bpf_arg_out(req, sizeof(w->out), &w->out);
 	return 0;
 }
 
@@ -729,21 +789,21 @@ static int fuse_bpf_write_setup(struct fuse_bpf_req *req)
 static int fuse_bpf_read_pre(struct fuse_bpf_req *req,
 			     const struct fuse_ops *ops)
 {
-	struct fuse_bpf_io *r = container_of(req, typeof(*r), req);
+	struct fuse_bpf_read *r = container_of(req, typeof(*r), io.req);
 
 	if (!ops->read_iter_prefilter)
 		return fuse_bpf_no_prefilter(ops->read_iter_postfilter);
-	return ops->read_iter_prefilter(&req->meta, &r->in.read);
+	return ops->read_iter_prefilter(&req->meta, &r->in);
 }
 
 static int fuse_bpf_write_pre(struct fuse_bpf_req *req,
 			      const struct fuse_ops *ops)
 {
-	struct fuse_bpf_io *w = container_of(req, typeof(*w), req);
+	struct fuse_bpf_write *w = container_of(req, typeof(*w), io.req);
 
 	if (!ops->write_iter_prefilter)
 		return fuse_bpf_no_prefilter(ops->write_iter_postfilter);
-	return ops->write_iter_prefilter(&req->meta, &w->in.write);
+	return ops->write_iter_prefilter(&req->meta, &w->in);
 }
 
 /*
@@ -764,40 +824,38 @@ static int fuse_bpf_io_done(struct fuse_bpf_req *req, ssize_t res, u64 *ret)
 
 static int fuse_bpf_read_backing(struct fuse_bpf_req *req)
 {
-	struct fuse_bpf_io *r = container_of(req, typeof(*r), req);
+	struct fuse_bpf_read *r = container_of(req, typeof(*r), io.req);
 
-	r->res = fuse_passthrough_read_iter(r->iocb, r->iter);
-	return fuse_bpf_io_done(req, r->res, &r->out.read.ret);
+	r->io.res = fuse_passthrough_read_iter(r->io.iocb, r->io.iter);
+	return fuse_bpf_io_done(req, r->io.res, &r->out.ret);
 }
 
 static int fuse_bpf_write_backing(struct fuse_bpf_req *req)
 {
-	struct fuse_bpf_io *w = container_of(req, typeof(*w), req);
+	struct fuse_bpf_write *w = container_of(req, typeof(*w), io.req);
 
-	w->res = fuse_passthrough_write_iter(w->iocb, w->iter);
-	return fuse_bpf_io_done(req, w->res, &w->out.write.ret);
+	w->io.res = fuse_passthrough_write_iter(w->io.iocb, w->io.iter);
+	return fuse_bpf_io_done(req, w->io.res, &w->out.ret);
 }
 
 static int fuse_bpf_read_post(struct fuse_bpf_req *req,
 			      const struct fuse_ops *ops)
 {
-	struct fuse_bpf_io *r = container_of(req, typeof(*r), req);
+	struct fuse_bpf_read *r = container_of(req, typeof(*r), io.req);
 
 	if (!ops->read_iter_postfilter)
 		return 0;
-	return ops->read_iter_postfilter(&req->meta, &r->in.read,
-					 &r->out.read);
+	return ops->read_iter_postfilter(&req->meta, &r->in, &r->out);
 }
 
 static int fuse_bpf_write_post(struct fuse_bpf_req *req,
 			       const struct fuse_ops *ops)
 {
-	struct fuse_bpf_io *w = container_of(req, typeof(*w), req);
+	struct fuse_bpf_write *w = container_of(req, typeof(*w), io.req);
 
 	if (!ops->write_iter_postfilter)
 		return 0;
-	return ops->write_iter_postfilter(&req->meta, &w->in.write,
-					  &w->out.write);
+	return ops->write_iter_postfilter(&req->meta, &w->in, &w->out);
 }
 
 /* What a write through the backing file changed, the mirror shows */
@@ -952,40 +1010,67 @@ static bool fuse_bpf_io_filtered(const struct fuse_ops *ops, bool write)
 	return ops->read_iter_prefilter || ops->read_iter_postfilter;
 }
 
-static bool fuse_bpf_io(ssize_t *res, struct kiocb *iocb,
-			struct iov_iter *iter, bool write)
+/*
+ * The bytes of a call the node's filters see, up to U32_MAX: 0 if the
+ * file is not served from a backing file, @iter is empty, or the node's
+ * filter has no filter of this kind of call.
+ */
+static size_t fuse_bpf_io_count(struct kiocb *iocb, struct iov_iter *iter,
+				bool write)
 {
 	struct file *file = iocb->ki_filp;
-	struct inode *inode = file_inode(file);
 	size_t count = min_t(size_t, iov_iter_count(iter), U32_MAX);
-	struct fuse_bpf_io io = {
-		.req = FUSE_BPF_REQ(write ? FUSE_WRITE : FUSE_READ, inode),
-		.iocb = iocb,
-		.iter = iter,
-	};
-	int err;
 
 	if (!fuse_bpf_file_backed(file) || !count ||
-	    !fuse_bpf_io_filtered(fuse_bpf_node_ops(inode), write))
-		return false;
-	if (write)
-		io.in.write = (struct fuse_write_in) {
-			.offset = iocb->ki_pos, .size = count,
+	    !fuse_bpf_io_filtered(fuse_bpf_node_ops(file_inode(file)), write))
+		return 0;
+	return count;
+}
+
+static ssize_t fuse_bpf_read_filtered(struct kiocb *iocb, struct iov_iter *to,
+				      size_t count)
+{
+	struct file *file = iocb->ki_filp;
+	struct fuse_bpf_read r = {
+		.io = {
+			.req = FUSE_BPF_REQ(FUSE_READ, file_inode(file)),
+			.iocb = iocb,
+			.iter = to,
+		},
+		.in = {
+			.offset = iocb->ki_pos,
+			.size = count,
 			.flags = file->f_flags,
-		};
-	else
-		io.in.read = (struct fuse_read_in) {
-			.offset = iocb->ki_pos, .size = count,
+		},
+	};
+	int err = fuse_bpf_run(&r.io.req);
+
+	if (err == FUSE_BPF_FALLBACK)
+		return fuse_bpf_read_daemon(iocb, to);
+	return err ?: r.io.res;
+}
+
+static ssize_t fuse_bpf_write_filtered(struct kiocb *iocb,
+				       struct iov_iter *from, size_t count)
+{
+	struct file *file = iocb->ki_filp;
+	struct fuse_bpf_write w = {
+		.io = {
+			.req = FUSE_BPF_REQ(FUSE_WRITE, file_inode(file)),
+			.iocb = iocb,
+			.iter = from,
+		},
+		.in = {
+			.offset = iocb->ki_pos,
+			.size = count,
 			.flags = file->f_flags,
-		};
-	err = fuse_bpf_run(&io.req);
-	if (err != FUSE_BPF_FALLBACK)
-		*res = err ?: io.res;
-	else if (write)
-		*res = fuse_bpf_write_daemon(iocb, iter);
-	else
-		*res = fuse_bpf_read_daemon(iocb, iter);
-	return true;
+		},
+	};
+	int err = fuse_bpf_run(&w.io.req);
+
+	if (err == FUSE_BPF_FALLBACK)
+		return fuse_bpf_write_daemon(iocb, from);
+	return err ?: w.io.res;
 }
 
 /**
@@ -1004,7 +1089,12 @@ static bool fuse_bpf_io(ssize_t *res, struct kiocb *iocb,
  */
 bool fuse_bpf_read_iter(ssize_t *res, struct kiocb *iocb, struct iov_iter *to)
 {
-	return fuse_bpf_io(res, iocb, to, false);
+	size_t count = fuse_bpf_io_count(iocb, to, false);
+
+	if (!count)
+		return false;
+	*res = fuse_bpf_read_filtered(iocb, to, count);
+	return true;
 }
 
 /**
@@ -1025,5 +1115,10 @@ bool fuse_bpf_read_iter(ssize_t *res, struct kiocb *iocb, struct iov_iter *to)
 bool fuse_bpf_write_iter(ssize_t *res, struct kiocb *iocb,
 			 struct iov_iter *from)
 {
-	return fuse_bpf_io(res, iocb, from, true);
+	size_t count = fuse_bpf_io_count(iocb, from, true);
+
+	if (!count)
+		return false;
+	*res = fuse_bpf_write_filtered(iocb, from, count);
+	return true;
 }
