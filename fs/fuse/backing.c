@@ -17,6 +17,7 @@
 #include <linux/fs_parser.h>
 #include <linux/namei.h>
 #include <linux/posix_acl.h>
+#include <linux/security.h>
 
 static const struct fuse_bpf_op *const fuse_bpf_ops[] = {
 	[FUSE_LOOKUP]		= &fuse_bpf_lookup_op,
@@ -216,6 +217,42 @@ static int fuse_bpf_creds_as_caller(const struct cred *caller)
 	put_cred(override_creds(cred));
 	put_cred(cred);
 	return 0;
+}
+
+/**
+ * fuse_bpf_create_creds() - let the LSMs make a new lower node the caller's
+ * @req: the operation, in its backing step with fuse_bpf_get_caller_creds()
+ * @entry: the FUSE dentry of the new node
+ * @mode: its file type and permissions
+ * @name: the name it gets on the lower filesystem
+ *
+ * As ovl_setup_cred_for_create(): security_dentry_create_files_as() is
+ * given the caller's credentials and a copy of those in force, in which an
+ * LSM may say how the lower node is labelled (SELinux's create SID, Smack's
+ * transmuting directories).  The copy stays in force until the backing
+ * step reverts to the caller's.
+ *
+ * Context: the backing step of a create, mknod, mkdir, symlink or tmpfile.
+ *
+ * Return: 0, -ENOMEM, or the LSM's refusal.
+ */
+int fuse_bpf_create_creds(struct fuse_bpf_req *req, struct dentry *entry,
+			  umode_t mode, struct qstr *name)
+{
+	struct cred *cred;
+	int err;
+
+	if (!IS_ENABLED(CONFIG_SECURITY))
+		return 0;
+	cred = prepare_creds();
+	if (!cred)
+		return -ENOMEM;
+	err = security_dentry_create_files_as(entry, mode, name, req->caller,
+					      cred);
+	if (!err)
+		put_cred(override_creds(cred));
+	put_cred(cred);
+	return err;
 }
 
 static int fuse_bpf_backing(const struct fuse_bpf_op *op,

@@ -283,6 +283,8 @@ void fuse_bpf_arg_out_buf(struct fuse_bpf_req *req, struct fuse_buffer *buf);
 const struct cred *fuse_bpf_override_creds(struct inode *inode);
 int fuse_bpf_caller_owns(struct inode *inode);
 const struct cred *fuse_bpf_get_caller_creds(const struct cred *caller);
+int fuse_bpf_create_creds(struct fuse_bpf_req *req, struct dentry *entry,
+			  umode_t mode, struct qstr *name);
 struct inode *fuse_bpf_iget(struct inode *dir, const struct path *path);
 void fuse_bpf_copyattr(struct inode *inode);
 

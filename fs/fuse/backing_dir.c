@@ -320,200 +320,45 @@ bool fuse_bpf_revalidate(int *ret, struct dentry *entry, unsigned int flags)
 }
 
 /*
- * Making entries: create, mknod, mkdir, symlink, link.  The backing step
- * makes the lower entry under the lower directory's lock; finish gives the
- * FUSE dentry the FUSE inode of the result.
+ * Making entries: create, mknod, mkdir, symlink, link.  Each has its own
+ * request around what they share: the new name, the entry a daemon's reply
+ * would carry and the lower entry made.  The backing step makes the lower
+ * entry under the lower directory's lock; finish gives the FUSE dentry the
+ * FUSE inode of the result.
  */
 
 struct fuse_bpf_make {
 	struct fuse_bpf_req req;
 	struct dentry *entry;
-	union {
-		struct fuse_create_in create;
-		struct fuse_mknod_in mknod;
-		struct fuse_mkdir_in mkdir;
-		struct fuse_link_in link;
-	} in;
 	struct fuse_buffer name;
-	struct fuse_buffer target;	/* FUSE_SYMLINK */
 	struct fuse_entry_out entry_out;
-	struct fuse_open_out open_out;	/* FUSE_CREATE: not opened here */
-	const char *symlink;	/* FUSE_SYMLINK: the target */
-	umode_t mode;		/* FUSE_MKNOD: the caller's, as checked */
-	u32 rdev;
-	struct dentry *old;	/* FUSE_LINK: the existing entry */
-	bool excl;
 	struct path made;
 };
 
-static int fuse_bpf_make_setup(struct fuse_bpf_req *req)
+/* The name, after the operation's own input structure, as FUSE sends it */
+static void fuse_bpf_make_name(struct fuse_bpf_make *m)
 {
-	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
-
-	fuse_bpf_buf_name(req, &m->name, &m->entry->d_name);
-	if (m->symlink)
-		fuse_bpf_buf_in(req, &m->target, (void *)m->symlink,
-				strlen(m->symlink) + 1, PATH_MAX,
-				BPF_FUSE_VARIABLE_SIZE);
-	switch (req->args.opcode) {
-	case FUSE_CREATE:
-		fuse_bpf_arg_in(req, sizeof(m->in.create), &m->in.create);
-		break;
-	case FUSE_MKNOD:
-		fuse_bpf_arg_in(req, sizeof(m->in.mknod), &m->in.mknod);
-		break;
-	case FUSE_MKDIR:
-		fuse_bpf_arg_in(req, sizeof(m->in.mkdir), &m->in.mkdir);
-		break;
-	case FUSE_LINK:
-		fuse_bpf_arg_in(req, sizeof(m->in.link), &m->in.link);
-		break;
-	}
-	fuse_bpf_arg_buf(req, &m->name);
-	if (m->symlink)
-		fuse_bpf_arg_buf(req, &m->target);
-	/* As the daemon's reply would carry them */
-	fuse_bpf_arg_out(req, sizeof(m->entry_out), &m->entry_out);
-	if (req->args.opcode == FUSE_CREATE)
-		fuse_bpf_arg_out(req, sizeof(m->open_out), &m->open_out);
-	return 0;
+	fuse_bpf_buf_name(&m->req, &m->name, &m->entry->d_name);
+	fuse_bpf_arg_buf(&m->req, &m->name);
 }
 
-static int fuse_bpf_create_pre(struct fuse_bpf_req *req,
-			       const struct fuse_ops *ops)
+/* The reply's entry, as the daemon's reply would carry it */
+static void fuse_bpf_make_out(struct fuse_bpf_make *m)
 {
-	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
-
-	if (!ops->create_open_prefilter)
-		return fuse_bpf_no_prefilter(ops->create_open_postfilter);
-	return ops->create_open_prefilter(&req->meta, &m->in.create, &m->name);
+	fuse_bpf_arg_out(&m->req, sizeof(m->entry_out), &m->entry_out);
 }
 
-static int fuse_bpf_create_post(struct fuse_bpf_req *req,
-				const struct fuse_ops *ops)
+/*
+ * Look the name the filters leave up in the lower directory and make the
+ * lower entry with @make there.  @mode, unless 0 (a link makes no inode),
+ * is what the LSMs are told the new node is (fuse_bpf_create_creds()).
+ */
+static int fuse_bpf_make_backing(struct fuse_bpf_make *m, umode_t mode,
+				 int (*make)(struct fuse_bpf_make *m,
+					     struct inode *ldir,
+					     struct dentry *child))
 {
-	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
-
-	if (!ops->create_open_postfilter)
-		return 0;
-	return ops->create_open_postfilter(&req->meta, &m->in.create, &m->name,
-					   &m->entry_out, &m->open_out);
-}
-
-static int fuse_bpf_mknod_pre(struct fuse_bpf_req *req,
-			      const struct fuse_ops *ops)
-{
-	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
-
-	if (!ops->mknod_prefilter)
-		return fuse_bpf_no_prefilter(ops->mknod_postfilter);
-	return ops->mknod_prefilter(&req->meta, &m->in.mknod, &m->name);
-}
-
-static int fuse_bpf_mknod_post(struct fuse_bpf_req *req,
-			       const struct fuse_ops *ops)
-{
-	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
-
-	if (!ops->mknod_postfilter)
-		return 0;
-	return ops->mknod_postfilter(&req->meta, &m->in.mknod, &m->name);
-}
-
-static int fuse_bpf_mkdir_pre(struct fuse_bpf_req *req,
-			      const struct fuse_ops *ops)
-{
-	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
-
-	if (!ops->mkdir_prefilter)
-		return fuse_bpf_no_prefilter(ops->mkdir_postfilter);
-	return ops->mkdir_prefilter(&req->meta, &m->in.mkdir, &m->name);
-}
-
-static int fuse_bpf_mkdir_post(struct fuse_bpf_req *req,
-			       const struct fuse_ops *ops)
-{
-	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
-
-	if (!ops->mkdir_postfilter)
-		return 0;
-	return ops->mkdir_postfilter(&req->meta, &m->in.mkdir, &m->name);
-}
-
-static int fuse_bpf_symlink_pre(struct fuse_bpf_req *req,
-				const struct fuse_ops *ops)
-{
-	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
-
-	if (!ops->symlink_prefilter)
-		return fuse_bpf_no_prefilter(ops->symlink_postfilter);
-	return ops->symlink_prefilter(&req->meta, &m->name, &m->target);
-}
-
-static int fuse_bpf_symlink_post(struct fuse_bpf_req *req,
-				 const struct fuse_ops *ops)
-{
-	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
-
-	if (!ops->symlink_postfilter)
-		return 0;
-	return ops->symlink_postfilter(&req->meta, &m->name, &m->target);
-}
-
-static int fuse_bpf_link_pre(struct fuse_bpf_req *req,
-			     const struct fuse_ops *ops)
-{
-	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
-
-	if (!ops->link_prefilter)
-		return fuse_bpf_no_prefilter(ops->link_postfilter);
-	return ops->link_prefilter(&req->meta, &m->in.link, &m->name);
-}
-
-static int fuse_bpf_link_post(struct fuse_bpf_req *req,
-			      const struct fuse_ops *ops)
-{
-	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
-
-	if (!ops->link_postfilter)
-		return 0;
-	return ops->link_postfilter(&req->meta, &m->in.link, &m->name);
-}
-
-static int fuse_bpf_make_lower(struct fuse_bpf_make *m, struct inode *ldir,
-			       struct dentry *child)
-{
-	struct mnt_idmap *idmap = fuse_bpf_idmap(m->req.inode);
-	const char *target;
-
-	switch (m->req.args.opcode) {
-	case FUSE_CREATE:
-		return vfs_create(idmap, ldir, child, m->in.create.mode,
-				  m->excl);
-	case FUSE_MKNOD:
-		/* A filter may change permissions, not what the node is */
-		if ((m->in.mknod.mode ^ m->mode) & S_IFMT ||
-		    m->in.mknod.rdev != m->rdev)
-			return -EPERM;
-		return vfs_mknod(idmap, ldir, child, m->in.mknod.mode,
-				 new_decode_dev(m->in.mknod.rdev));
-	case FUSE_MKDIR:
-		return vfs_mkdir(idmap, ldir, child, m->in.mkdir.mode);
-	case FUSE_SYMLINK:
-		target = fuse_bpf_buf_str(&m->target);
-		if (IS_ERR(target))
-			return PTR_ERR(target);
-		return vfs_symlink(idmap, ldir, child, target);
-	case FUSE_LINK:
-		return vfs_link(fuse_bpf_dentry(d_inode(m->old)), idmap, ldir,
-				child, NULL);
-	}
-	return -EOPNOTSUPP;
-}
-
-static int fuse_bpf_make_backing(struct fuse_bpf_req *req)
-{
-	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
+	struct fuse_bpf_req *req = &m->req;
 	struct dentry *parent = fuse_bpf_dentry(req->inode);
 	struct inode *ldir = d_inode(parent);
 	struct dentry *child;
@@ -521,6 +366,8 @@ static int fuse_bpf_make_backing(struct fuse_bpf_req *req)
 	int err;
 
 	err = fuse_bpf_buf_qstr(&m->name, &name);
+	if (!err && mode)
+		err = fuse_bpf_create_creds(req, m->entry, mode, &name);
 	if (err)
 		return err;
 	inode_lock_nested(ldir, I_MUTEX_PARENT);
@@ -531,7 +378,7 @@ static int fuse_bpf_make_backing(struct fuse_bpf_req *req)
 	err = -EEXIST;
 	if (d_is_positive(child))
 		goto out_dput;
-	err = fuse_bpf_make_lower(m, ldir, child);
+	err = make(m, ldir, child);
 	if (err)
 		goto out_dput;
 	/* Some filesystems leave the new dentry unhashed: look it up again. */
@@ -557,6 +404,7 @@ out:
 	return err;
 }
 
+/* A new node: its FUSE inode */
 static int fuse_bpf_make_finish(struct fuse_bpf_req *req, int err)
 {
 	struct fuse_bpf_make *m = container_of(req, typeof(*m), req);
@@ -567,13 +415,7 @@ static int fuse_bpf_make_finish(struct fuse_bpf_req *req, int err)
 		dput(m->made.dentry);
 		return err;
 	}
-	if (m->old) {
-		inode = d_inode(m->old);
-		ihold(inode);
-		fuse_bpf_copyattr(inode);
-	} else {
-		inode = fuse_bpf_iget(req->inode, &m->made);
-	}
+	inode = fuse_bpf_iget(req->inode, &m->made);
 	dput(m->made.dentry);
 	if (IS_ERR(inode))
 		return PTR_ERR(inode);
@@ -581,33 +423,79 @@ static int fuse_bpf_make_finish(struct fuse_bpf_req *req, int err)
 	return 0;
 }
 
-#define FUSE_BPF_MAKE_OP(op, flags_)		\
-{						\
-	.setup = fuse_bpf_make_setup,		\
-	.prefilter = fuse_bpf_##op##_pre,	\
-	.backing = fuse_bpf_make_backing,	\
-	.postfilter = fuse_bpf_##op##_post,	\
-	.finish = fuse_bpf_make_finish,		\
-	.flags = (flags_),			\
-}
-
-const struct fuse_bpf_op fuse_bpf_create_op =
-	FUSE_BPF_MAKE_OP(create, FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER);
-const struct fuse_bpf_op fuse_bpf_mknod_op =
-	FUSE_BPF_MAKE_OP(mknod, FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER);
-const struct fuse_bpf_op fuse_bpf_mkdir_op =
-	FUSE_BPF_MAKE_OP(mkdir, FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER);
-const struct fuse_bpf_op fuse_bpf_symlink_op =
-	FUSE_BPF_MAKE_OP(symlink, FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER);
-const struct fuse_bpf_op fuse_bpf_link_op =
-	FUSE_BPF_MAKE_OP(link, FUSE_BPF_WRITE);
-
 static bool fuse_bpf_make(int *err, struct fuse_bpf_make *m)
 {
 	if (!fuse_bpf_backed(m->req.inode))
 		return false;
 	return fuse_bpf_result(err, fuse_bpf_run(&m->req));
 }
+
+/* create */
+
+struct fuse_bpf_create {
+	struct fuse_bpf_make m;
+	struct fuse_create_in in;
+	struct fuse_open_out open_out;	/* not opened here */
+	bool excl;
+};
+
+static int fuse_bpf_create_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_create *c = container_of(req, typeof(*c), m.req);
+
+	fuse_bpf_arg_in(req, sizeof(c->in), &c->in);
+	fuse_bpf_make_name(&c->m);
+	fuse_bpf_make_out(&c->m);
+	fuse_bpf_arg_out(req, sizeof(c->open_out), &c->open_out);
+	return 0;
+}
+
+static int fuse_bpf_create_pre(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_create *c = container_of(req, typeof(*c), m.req);
+
+	if (!ops->create_open_prefilter)
+		return fuse_bpf_no_prefilter(ops->create_open_postfilter);
+	return ops->create_open_prefilter(&req->meta, &c->in, &c->m.name);
+}
+
+static int fuse_bpf_create_lower(struct fuse_bpf_make *m, struct inode *ldir,
+				 struct dentry *child)
+{
+	struct fuse_bpf_create *c = container_of(m, typeof(*c), m);
+
+	return vfs_create(fuse_bpf_idmap(m->req.inode), ldir, child,
+			  c->in.mode, c->excl);
+}
+
+static int fuse_bpf_create_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_create *c = container_of(req, typeof(*c), m.req);
+
+	return fuse_bpf_make_backing(&c->m, S_IFREG | (c->in.mode & ~S_IFMT),
+				     fuse_bpf_create_lower);
+}
+
+static int fuse_bpf_create_post(struct fuse_bpf_req *req,
+				const struct fuse_ops *ops)
+{
+	struct fuse_bpf_create *c = container_of(req, typeof(*c), m.req);
+
+	if (!ops->create_open_postfilter)
+		return 0;
+	return ops->create_open_postfilter(&req->meta, &c->in, &c->m.name,
+					   &c->m.entry_out, &c->open_out);
+}
+
+const struct fuse_bpf_op fuse_bpf_create_op = {
+	.setup = fuse_bpf_create_setup,
+	.prefilter = fuse_bpf_create_pre,
+	.backing = fuse_bpf_create_backing,
+	.postfilter = fuse_bpf_create_post,
+	.finish = fuse_bpf_make_finish,
+	.flags = FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER,
+};
 
 /**
  * fuse_bpf_create() - Create a regular file in a backed directory
@@ -628,15 +516,82 @@ static bool fuse_bpf_make(int *err, struct fuse_bpf_make *m)
 bool fuse_bpf_create(int *err, struct inode *dir, struct dentry *entry,
 		     umode_t mode, bool excl)
 {
-	struct fuse_bpf_make m = {
-		.req = FUSE_BPF_REQ(FUSE_CREATE, dir),
-		.entry = entry,
-		.in.create = { .mode = mode, .umask = current_umask() },
+	struct fuse_bpf_create c = {
+		.m.req = FUSE_BPF_REQ(FUSE_CREATE, dir),
+		.m.entry = entry,
+		.in = { .mode = mode, .umask = current_umask() },
 		.excl = excl,
 	};
 
-	return fuse_bpf_make(err, &m);
+	return fuse_bpf_make(err, &c.m);
 }
+
+/* mknod */
+
+struct fuse_bpf_mknod {
+	struct fuse_bpf_make m;
+	struct fuse_mknod_in in;
+	umode_t mode;		/* the caller's, as checked */
+	u32 rdev;
+};
+
+static int fuse_bpf_mknod_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_mknod *n = container_of(req, typeof(*n), m.req);
+
+	fuse_bpf_arg_in(req, sizeof(n->in), &n->in);
+	fuse_bpf_make_name(&n->m);
+	fuse_bpf_make_out(&n->m);
+	return 0;
+}
+
+static int fuse_bpf_mknod_pre(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_mknod *n = container_of(req, typeof(*n), m.req);
+
+	if (!ops->mknod_prefilter)
+		return fuse_bpf_no_prefilter(ops->mknod_postfilter);
+	return ops->mknod_prefilter(&req->meta, &n->in, &n->m.name);
+}
+
+static int fuse_bpf_mknod_lower(struct fuse_bpf_make *m, struct inode *ldir,
+				struct dentry *child)
+{
+	struct fuse_bpf_mknod *n = container_of(m, typeof(*n), m);
+
+	return vfs_mknod(fuse_bpf_idmap(m->req.inode), ldir, child,
+			 n->in.mode, new_decode_dev(n->in.rdev));
+}
+
+static int fuse_bpf_mknod_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_mknod *n = container_of(req, typeof(*n), m.req);
+
+	/* A filter may change permissions, not what the node is */
+	if ((n->in.mode ^ n->mode) & S_IFMT || n->in.rdev != n->rdev)
+		return -EPERM;
+	return fuse_bpf_make_backing(&n->m, n->in.mode, fuse_bpf_mknod_lower);
+}
+
+static int fuse_bpf_mknod_post(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_mknod *n = container_of(req, typeof(*n), m.req);
+
+	if (!ops->mknod_postfilter)
+		return 0;
+	return ops->mknod_postfilter(&req->meta, &n->in, &n->m.name);
+}
+
+const struct fuse_bpf_op fuse_bpf_mknod_op = {
+	.setup = fuse_bpf_mknod_setup,
+	.prefilter = fuse_bpf_mknod_pre,
+	.backing = fuse_bpf_mknod_backing,
+	.postfilter = fuse_bpf_mknod_post,
+	.finish = fuse_bpf_make_finish,
+	.flags = FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER,
+};
 
 /**
  * fuse_bpf_mknod() - Make a special file in a backed directory
@@ -657,10 +612,10 @@ bool fuse_bpf_create(int *err, struct inode *dir, struct dentry *entry,
 bool fuse_bpf_mknod(int *err, struct inode *dir, struct dentry *entry,
 		    umode_t mode, dev_t rdev)
 {
-	struct fuse_bpf_make m = {
-		.req = FUSE_BPF_REQ(FUSE_MKNOD, dir),
-		.entry = entry,
-		.in.mknod = {
+	struct fuse_bpf_mknod n = {
+		.m.req = FUSE_BPF_REQ(FUSE_MKNOD, dir),
+		.m.entry = entry,
+		.in = {
 			.mode = mode,
 			.rdev = new_encode_dev(rdev),
 			.umask = current_umask(),
@@ -669,8 +624,71 @@ bool fuse_bpf_mknod(int *err, struct inode *dir, struct dentry *entry,
 		.rdev = new_encode_dev(rdev),
 	};
 
-	return fuse_bpf_make(err, &m);
+	return fuse_bpf_make(err, &n.m);
 }
+
+/* mkdir */
+
+struct fuse_bpf_mkdir {
+	struct fuse_bpf_make m;
+	struct fuse_mkdir_in in;
+};
+
+static int fuse_bpf_mkdir_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_mkdir *d = container_of(req, typeof(*d), m.req);
+
+	fuse_bpf_arg_in(req, sizeof(d->in), &d->in);
+	fuse_bpf_make_name(&d->m);
+	fuse_bpf_make_out(&d->m);
+	return 0;
+}
+
+static int fuse_bpf_mkdir_pre(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_mkdir *d = container_of(req, typeof(*d), m.req);
+
+	if (!ops->mkdir_prefilter)
+		return fuse_bpf_no_prefilter(ops->mkdir_postfilter);
+	return ops->mkdir_prefilter(&req->meta, &d->in, &d->m.name);
+}
+
+static int fuse_bpf_mkdir_lower(struct fuse_bpf_make *m, struct inode *ldir,
+				struct dentry *child)
+{
+	struct fuse_bpf_mkdir *d = container_of(m, typeof(*d), m);
+
+	return vfs_mkdir(fuse_bpf_idmap(m->req.inode), ldir, child,
+			 d->in.mode);
+}
+
+static int fuse_bpf_mkdir_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_mkdir *d = container_of(req, typeof(*d), m.req);
+
+	return fuse_bpf_make_backing(&d->m, S_IFDIR | (d->in.mode & ~S_IFMT),
+				     fuse_bpf_mkdir_lower);
+}
+
+static int fuse_bpf_mkdir_post(struct fuse_bpf_req *req,
+			       const struct fuse_ops *ops)
+{
+	struct fuse_bpf_mkdir *d = container_of(req, typeof(*d), m.req);
+
+	if (!ops->mkdir_postfilter)
+		return 0;
+	return ops->mkdir_postfilter(&req->meta, &d->in, &d->m.name);
+}
+
+const struct fuse_bpf_op fuse_bpf_mkdir_op = {
+	.setup = fuse_bpf_mkdir_setup,
+	.prefilter = fuse_bpf_mkdir_pre,
+	.backing = fuse_bpf_mkdir_backing,
+	.postfilter = fuse_bpf_mkdir_post,
+	.finish = fuse_bpf_make_finish,
+	.flags = FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER,
+};
 
 /**
  * fuse_bpf_mkdir() - Make a directory in a backed directory
@@ -689,14 +707,82 @@ bool fuse_bpf_mknod(int *err, struct inode *dir, struct dentry *entry,
 bool fuse_bpf_mkdir(int *err, struct inode *dir, struct dentry *entry,
 		    umode_t mode)
 {
-	struct fuse_bpf_make m = {
-		.req = FUSE_BPF_REQ(FUSE_MKDIR, dir),
-		.entry = entry,
-		.in.mkdir = { .mode = mode, .umask = current_umask() },
+	struct fuse_bpf_mkdir d = {
+		.m.req = FUSE_BPF_REQ(FUSE_MKDIR, dir),
+		.m.entry = entry,
+		.in = { .mode = mode, .umask = current_umask() },
 	};
 
-	return fuse_bpf_make(err, &m);
+	return fuse_bpf_make(err, &d.m);
 }
+
+/* symlink */
+
+struct fuse_bpf_symlink {
+	struct fuse_bpf_make m;
+	struct fuse_buffer target;
+	const char *link;
+};
+
+static int fuse_bpf_symlink_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_symlink *s = container_of(req, typeof(*s), m.req);
+
+	fuse_bpf_make_name(&s->m);
+	fuse_bpf_buf_in(req, &s->target, (void *)s->link, strlen(s->link) + 1,
+			PATH_MAX, BPF_FUSE_VARIABLE_SIZE);
+	fuse_bpf_arg_buf(req, &s->target);
+	fuse_bpf_make_out(&s->m);
+	return 0;
+}
+
+static int fuse_bpf_symlink_pre(struct fuse_bpf_req *req,
+				const struct fuse_ops *ops)
+{
+	struct fuse_bpf_symlink *s = container_of(req, typeof(*s), m.req);
+
+	if (!ops->symlink_prefilter)
+		return fuse_bpf_no_prefilter(ops->symlink_postfilter);
+	return ops->symlink_prefilter(&req->meta, &s->m.name, &s->target);
+}
+
+static int fuse_bpf_symlink_lower(struct fuse_bpf_make *m, struct inode *ldir,
+				  struct dentry *child)
+{
+	struct fuse_bpf_symlink *s = container_of(m, typeof(*s), m);
+	const char *target = fuse_bpf_buf_str(&s->target);
+
+	if (IS_ERR(target))
+		return PTR_ERR(target);
+	return vfs_symlink(fuse_bpf_idmap(m->req.inode), ldir, child, target);
+}
+
+static int fuse_bpf_symlink_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_symlink *s = container_of(req, typeof(*s), m.req);
+
+	return fuse_bpf_make_backing(&s->m, S_IFLNK | 0777,
+				     fuse_bpf_symlink_lower);
+}
+
+static int fuse_bpf_symlink_post(struct fuse_bpf_req *req,
+				 const struct fuse_ops *ops)
+{
+	struct fuse_bpf_symlink *s = container_of(req, typeof(*s), m.req);
+
+	if (!ops->symlink_postfilter)
+		return 0;
+	return ops->symlink_postfilter(&req->meta, &s->m.name, &s->target);
+}
+
+const struct fuse_bpf_op fuse_bpf_symlink_op = {
+	.setup = fuse_bpf_symlink_setup,
+	.prefilter = fuse_bpf_symlink_pre,
+	.backing = fuse_bpf_symlink_backing,
+	.postfilter = fuse_bpf_symlink_post,
+	.finish = fuse_bpf_make_finish,
+	.flags = FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER,
+};
 
 /**
  * fuse_bpf_symlink() - Make a symbolic link in a backed directory
@@ -715,14 +801,93 @@ bool fuse_bpf_mkdir(int *err, struct inode *dir, struct dentry *entry,
 bool fuse_bpf_symlink(int *err, struct inode *dir, struct dentry *entry,
 		      const char *link)
 {
-	struct fuse_bpf_make m = {
-		.req = FUSE_BPF_REQ(FUSE_SYMLINK, dir),
-		.entry = entry,
-		.symlink = link,
+	struct fuse_bpf_symlink s = {
+		.m.req = FUSE_BPF_REQ(FUSE_SYMLINK, dir),
+		.m.entry = entry,
+		.link = link,
 	};
 
-	return fuse_bpf_make(err, &m);
+	return fuse_bpf_make(err, &s.m);
 }
+
+/* link: the backing credentials; no new inode, so no LSM labelling */
+
+struct fuse_bpf_link {
+	struct fuse_bpf_make m;
+	struct fuse_link_in in;
+	struct dentry *old;	/* the existing entry */
+};
+
+static int fuse_bpf_link_setup(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_link *l = container_of(req, typeof(*l), m.req);
+
+	fuse_bpf_arg_in(req, sizeof(l->in), &l->in);
+	fuse_bpf_make_name(&l->m);
+	fuse_bpf_make_out(&l->m);
+	return 0;
+}
+
+static int fuse_bpf_link_pre(struct fuse_bpf_req *req,
+			     const struct fuse_ops *ops)
+{
+	struct fuse_bpf_link *l = container_of(req, typeof(*l), m.req);
+
+	if (!ops->link_prefilter)
+		return fuse_bpf_no_prefilter(ops->link_postfilter);
+	return ops->link_prefilter(&req->meta, &l->in, &l->m.name);
+}
+
+static int fuse_bpf_link_lower(struct fuse_bpf_make *m, struct inode *ldir,
+			       struct dentry *child)
+{
+	struct fuse_bpf_link *l = container_of(m, typeof(*l), m);
+
+	return vfs_link(fuse_bpf_dentry(d_inode(l->old)),
+			fuse_bpf_idmap(m->req.inode), ldir, child, NULL);
+}
+
+static int fuse_bpf_link_backing(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_link *l = container_of(req, typeof(*l), m.req);
+
+	return fuse_bpf_make_backing(&l->m, 0, fuse_bpf_link_lower);
+}
+
+static int fuse_bpf_link_post(struct fuse_bpf_req *req,
+			      const struct fuse_ops *ops)
+{
+	struct fuse_bpf_link *l = container_of(req, typeof(*l), m.req);
+
+	if (!ops->link_postfilter)
+		return 0;
+	return ops->link_postfilter(&req->meta, &l->in, &l->m.name);
+}
+
+/* The existing inode, under one more name */
+static int fuse_bpf_link_finish(struct fuse_bpf_req *req, int err)
+{
+	struct fuse_bpf_link *l = container_of(req, typeof(*l), m.req);
+	struct inode *inode = d_inode(l->old);
+
+	fuse_bpf_copyattr(req->inode);
+	dput(l->m.made.dentry);
+	if (err)
+		return err;
+	ihold(inode);
+	fuse_bpf_copyattr(inode);
+	d_instantiate(l->m.entry, inode);
+	return 0;
+}
+
+const struct fuse_bpf_op fuse_bpf_link_op = {
+	.setup = fuse_bpf_link_setup,
+	.prefilter = fuse_bpf_link_pre,
+	.backing = fuse_bpf_link_backing,
+	.postfilter = fuse_bpf_link_post,
+	.finish = fuse_bpf_link_finish,
+	.flags = FUSE_BPF_WRITE,
+};
 
 /**
  * fuse_bpf_link() - Make a hard link in a backed directory
@@ -741,9 +906,9 @@ bool fuse_bpf_symlink(int *err, struct inode *dir, struct dentry *entry,
 bool fuse_bpf_link(int *err, struct dentry *old, struct inode *dir,
 		   struct dentry *entry)
 {
-	struct fuse_bpf_make m = {
-		.req = FUSE_BPF_REQ(FUSE_LINK, dir),
-		.entry = entry,
+	struct fuse_bpf_link l = {
+		.m.req = FUSE_BPF_REQ(FUSE_LINK, dir),
+		.m.entry = entry,
 		.old = old,
 	};
 
@@ -753,9 +918,9 @@ bool fuse_bpf_link(int *err, struct dentry *old, struct inode *dir,
 		*err = -EXDEV;
 		return true;
 	}
-	m.in.link.oldnodeid = get_node_id(d_inode(old));
-	m.req.other = d_inode(old);
-	return fuse_bpf_make(err, &m);
+	l.in.oldnodeid = get_node_id(d_inode(old));
+	l.m.req.other = d_inode(old);
+	return fuse_bpf_make(err, &l.m);
 }
 
 /* unlink, rmdir */
@@ -1177,8 +1342,13 @@ static int fuse_bpf_tmpfile_pre(struct fuse_bpf_req *req,
 static int fuse_bpf_tmpfile_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_tmpfile *t = container_of(req, typeof(*t), req);
+	struct dentry *entry = t->file->f_path.dentry;
 	struct file *lower;
+	int err;
 
+	err = fuse_bpf_create_creds(req, entry, t->mode, &entry->d_name);
+	if (err)
+		return err;
 	/* The VFS's flags and mode, checked: a filter's rewrite is not applied */
 	lower = backing_tmpfile_open(t->file, t->file->f_flags,
 				     fuse_bpf_path(req->inode), t->mode,

@@ -22,6 +22,8 @@
  *   to a caller who no longer owns the file.
  * - rename_lower_trap: a rename the mount's view allows that would move
  *   a lower directory into its own descendant fails with EINVAL.
+ * - create_lsm_sees_caller: creates ask the LSMs, with the caller's
+ *   credentials, how to label the lower node (a BPF LSM program).
  * - setuid_helper_refused, userns_root_dir_with_fd_eperm: who may mount.
  * - rename_stacked_no_lockdep: renames on a mount stacked on a mount do
  *   not make lockdep report (and turn itself off).
@@ -45,6 +47,7 @@
 #include <linux/posix_acl_xattr.h>
 
 #include "passthrough.h"
+#include "fuse_lsm_create.skel.h"
 
 /* The harness's TEST() wrapper and take_turns() callbacks ignore some */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -875,6 +878,80 @@ TEST_F(pt, unlinked_lower_space_freed)
 		       (unsigned long long)full.f_bfree,
 		       (unsigned long long)after.f_bfree);
 	close(lfd);
+}
+
+/*
+ * As 65534 in pub/: a file, a directory, a FIFO, a symlink, an O_TMPFILE
+ * file and a hard link, then a file whose name the LSM refuses.  Returns
+ * the number of steps that did not go as they must.
+ */
+static int make_each_kind(void *arg)
+{
+	int fd, bad = 0;
+
+	fd = open(MN("pub/c"), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+	bad += ccheck(fd >= 0, "creat pub/c: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	bad += ccheck(!mkdir(MN("pub/d"), 0755), "mkdir: %s", strerror(errno));
+	bad += ccheck(!mknod(MN("pub/p"), S_IFIFO | 0644, 0), "mknod: %s",
+		      strerror(errno));
+	bad += ccheck(!symlink("c", MN("pub/s")), "symlink: %s",
+		      strerror(errno));
+	fd = open(MN("pub"), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	bad += ccheck(fd >= 0, "O_TMPFILE: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	bad += ccheck(!link(MN("pub/c"), MN("pub/h")), "link: %s",
+		      strerror(errno));
+	fd = open(MN("pub/lsm-refused"), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	bad += ccheck(fd < 0 && errno == EKEYREJECTED,
+		      "creat pub/lsm-refused: %s",
+		      fd < 0 ? strerror(errno) : "made");
+	return bad;
+}
+
+/*
+ * What a create makes on the lower is labelled as the caller's, as in
+ * overlayfs: each create calls security_dentry_create_files_as() with the
+ * FUSE dentry, the caller's credentials and those the lower node is made
+ * with (the caller's fsuid), and an LSM refusal fails the create before
+ * the lower is touched.  A hard link makes no new inode: no call.
+ */
+TEST_F(pt, create_lsm_sees_caller)
+{
+	static const struct { int type; const char *name; __u32 n; } kinds[] = {
+		{ S_IFREG, "regular (creat, O_TMPFILE, refused)", 3 },
+		{ S_IFDIR, "directory", 1 },
+		{ S_IFIFO, "FIFO", 1 },
+		{ S_IFLNK, "symlink", 1 },
+	};
+	struct fuse_lsm_create *skel;
+	struct stat st;
+	unsigned int i, t;
+
+	skel = fuse_lsm_create__open_and_load();
+	ASSERT_NE(NULL, skel);
+	ASSERT_EQ(0, fuse_lsm_create__attach(skel))
+		TH_LOG("BPF LSM attach: %s (is bpf in lsm=?)", strerror(errno));
+	EXPECT_EQ(0, pt_as_user(NOBODY, make_each_kind, NULL))
+		TH_LOG("as uid %d: see the lines above", NOBODY);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		t = kinds[i].type >> 12;
+		EXPECT_EQ(kinds[i].n, skel->bss->calls[t])
+			TH_LOG("%s: calls", kinds[i].name);
+		EXPECT_EQ(NOBODY, skel->bss->old_fsuid[t])
+			TH_LOG("%s: the caller's fsuid", kinds[i].name);
+		EXPECT_EQ(NOBODY, skel->bss->new_fsuid[t])
+			TH_LOG("%s: the fsuid it is made with", kinds[i].name);
+	}
+	EXPECT_EQ(1, skel->bss->refused);
+	EXPECT_EQ(-1, lstat(LO("pub/lsm-refused"), &st));
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, lstat(LO("pub/c"), &st));
+	EXPECT_EQ(NOBODY, st.st_uid);
+	EXPECT_EQ(2, (int)st.st_nlink);
+	fuse_lsm_create__destroy(skel);
 }
 
 /*
