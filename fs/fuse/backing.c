@@ -383,8 +383,10 @@ void fuse_bpf_copyattr(struct inode *inode)
 	i_size_write(inode, i_size_read(lower));
 	inode->i_blocks = READ_ONCE(lower->i_blocks);
 	inode->i_blkbits = lower->i_blkbits;
-	inode_set_flags(inode, lower->i_flags & FUSE_BPF_COPY_FLAGS,
-			FUSE_BPF_COPY_FLAGS);
+	/* inode_set_flags() is a cmpxchg loop: only for a change */
+	if ((inode->i_flags ^ lower->i_flags) & FUSE_BPF_COPY_FLAGS)
+		inode_set_flags(inode, lower->i_flags & FUSE_BPF_COPY_FLAGS,
+				FUSE_BPF_COPY_FLAGS);
 	spin_unlock(&inode->i_lock);
 }
 

@@ -147,27 +147,28 @@ bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,
  * A dentry of a backed directory is valid while the lower directory still
  * has the same inode (or none) under that name.  The common case, the
  * lower dentry of the inode itself still sitting under that name, is
- * checked without blocking: the lower name under its d_lock, ours as the
- * dcache's own RCU lookup reads it, with no lock and no store: the name
- * pointer once, its bytes up to the lower name's length and the NUL that
- * ends every dentry name (so no read past its end), inside a d_seq read
- * section that a racing d_move() makes fail.
+ * checked without blocking and without a store, as the dcache's own RCU
+ * lookup reads names: each name pointer once, its bytes up to the lower
+ * name's length and the NUL that ends every dentry name (so no read past
+ * its end), inside d_seq read sections of both dentries that a racing
+ * d_move() of either makes fail.
  */
 static bool fuse_bpf_same_name(struct dentry *entry, struct dentry *lower,
 			       struct dentry *lower_parent)
 {
 	unsigned int seq = raw_seqcount_begin(&entry->d_seq);
+	unsigned int lseq = raw_seqcount_begin(&lower->d_seq);
 	const unsigned char *cs = READ_ONCE(entry->d_name.name);
-	unsigned int i;
+	const unsigned char *ls = READ_ONCE(lower->d_name.name);
+	unsigned int i, len = READ_ONCE(lower->d_name.len);
 	bool same;
 
-	spin_lock(&lower->d_lock);
-	same = !d_unhashed(lower) && lower->d_parent == lower_parent;
-	for (i = 0; same && i < lower->d_name.len; i++)
-		same = cs[i] == lower->d_name.name[i];
+	same = !d_unhashed(lower) && READ_ONCE(lower->d_parent) == lower_parent;
+	for (i = 0; same && i < len; i++)
+		same = cs[i] == ls[i];
 	same = same && !cs[i];
-	spin_unlock(&lower->d_lock);
-	return same && !read_seqcount_retry(&entry->d_seq, seq);
+	return same && !read_seqcount_retry(&lower->d_seq, lseq) &&
+	       !read_seqcount_retry(&entry->d_seq, seq);
 }
 
 /* Look the name up again in the lower directory: ref-walk only */
