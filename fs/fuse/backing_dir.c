@@ -1779,8 +1779,8 @@ bool fuse_bpf_opendir(int *err, struct inode *inode, struct file *file)
  * context directly.  With one, a chunk of the lower directory is read as
  * FUSE_READDIR would return it (fuse_dirent records, each off the cookie
  * of the next entry), the postfilter may rewrite it, and finish hands the
- * records to the caller; a chunk the filter emptied is followed by the
- * next one.
+ * records to the caller; chunks follow one another, in one page, until
+ * the caller's buffer is full or the directory ends.
  */
 struct fuse_bpf_readdir {
 	struct fuse_bpf_req req;
@@ -1789,7 +1789,8 @@ struct fuse_bpf_readdir {
 	struct fuse_buffer buffer;
 	struct file *file;
 	struct dir_context *ctx;
-	void *page;
+	void *page;		/* one for all the chunks of a call */
+	bool chunk;		/* a chunk was read into it */
 	bool again;
 };
 
@@ -1852,9 +1853,11 @@ static int fuse_bpf_readdir_chunk(struct fuse_bpf_readdir *r,
 	struct fuse_bpf_dirents d = { .ctx.actor = fuse_bpf_fill_dirent };
 	int err;
 
-	r->page = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!r->page)
+		r->page = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	if (!r->page)
 		return -ENOMEM;
+	r->chunk = true;
 	d.buf = r->page;
 	err = iterate_dir(lower, &d.ctx);
 	if (err)
@@ -1922,7 +1925,6 @@ static int fuse_bpf_readdir_emit(struct fuse_bpf_readdir *r)
 	bool check = r->buffer.flags & BPF_FUSE_MODIFIED;
 	const char *buf = r->buffer.data;
 	size_t len = r->buffer.size;
-	bool emitted = false;
 
 	while (len >= FUSE_NAME_OFFSET) {
 		const struct fuse_dirent *de = (const void *)buf;
@@ -1934,12 +1936,11 @@ static int fuse_bpf_readdir_emit(struct fuse_bpf_readdir *r)
 			      de->type))
 			return 0;
 		r->ctx->pos = de->off;
-		emitted = true;
 		buf += reclen;
 		len -= reclen;
 	}
-	/* The filter dropped a whole chunk: read on, unless at the end. */
-	if (!emitted && r->out.offset != r->in.offset) {
+	/* The caller took the whole chunk: read on, unless at the end. */
+	if (r->out.offset != r->in.offset) {
 		r->ctx->pos = r->out.offset;
 		r->again = true;
 	}
@@ -1950,12 +1951,11 @@ static int fuse_bpf_readdir_finish(struct fuse_bpf_req *req, int err)
 {
 	struct fuse_bpf_readdir *r = container_of(req, typeof(*r), req);
 
-	if (!err && r->page)
+	if (!r->chunk)
+		return err;
+	if (!err)
 		err = fuse_bpf_readdir_emit(r);
-	if (r->page) {
-		bpf_fuse_free_buffer(&r->buffer);
-		kfree(r->page);
-	}
+	bpf_fuse_free_buffer(&r->buffer);
 	return err;
 }
 
@@ -1975,8 +1975,8 @@ const struct fuse_bpf_op fuse_bpf_readdir_op = {
  *
  * Reads the lower directory from ctx->pos, at the lower directory's own
  * offsets.  Without a postfilter the lower directory fills @ctx directly;
- * with one, a page of FUSE_READDIR records goes through it first, and a
- * chunk it empties is followed by the next one.
+ * with one, pages of FUSE_READDIR records go through it first, one after
+ * the other until the caller's buffer is full or the directory ends.
  *
  * Return: false if @file is not served from a backing file (its node has
  * no backing inode, or the daemon opened it), or a filter sends the read to
@@ -1986,6 +1986,7 @@ bool fuse_bpf_readdir(int *err, struct file *file, struct dir_context *ctx)
 {
 	struct inode *inode = file_inode(file);
 	struct fuse_bpf_readdir r;
+	void *page = NULL;
 	int ret;
 
 	if (!fuse_bpf_file_backed(file))
@@ -1996,8 +1997,11 @@ bool fuse_bpf_readdir(int *err, struct file *file, struct dir_context *ctx)
 			.in = { .offset = ctx->pos, .size = PAGE_SIZE },
 			.file = file,
 			.ctx = ctx,
+			.page = page,
 		};
 		ret = fuse_bpf_run(&r.req);
+		page = r.page;
 	} while (!ret && r.again && !fatal_signal_pending(current));
+	kfree(page);
 	return fuse_bpf_result(err, ret);
 }

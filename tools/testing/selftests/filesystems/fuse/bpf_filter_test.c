@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <linux/fuse.h>
 #include <bpf/bpf.h>
@@ -308,6 +309,82 @@ TEST_F(filter, hide_lower_changes)
 	EXPECT_STREQ("was-hidden ", names);
 	EXPECT_EQ(4, pread(fd, buf, sizeof(buf), 0));
 	EXPECT_EQ(0, close(fd));
+
+	bpf_link__destroy(reg);
+	fuse_hide__destroy(skel);
+}
+
+#define BIG_FILES	1000
+
+/*
+ * Read @dir with getdents64() into a buffer of @bufsize bytes: the
+ * entries the first call returns in *@first, and all of them (0 if one
+ * of "a-%04d" came twice or not at all, or if a call failed).
+ */
+static int getdents_count(const char *dir, size_t bufsize, int *first)
+{
+	static bool seen[BIG_FILES];
+	int fd, i, n = 0, calls = 0, total = 0;
+	char *buf = malloc(bufsize);
+	long len, off;
+
+	*first = -1;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || !buf)
+		goto out;
+	memset(seen, 0, sizeof(seen));
+	while ((len = syscall(SYS_getdents64, fd, buf, bufsize)) > 0) {
+		for (off = 0; off < len; n++) {
+			struct dirent64 *de = (void *)(buf + off);
+
+			if (sscanf(de->d_name, "a-%d", &i) == 1 && i >= 0 &&
+			    i < BIG_FILES) {
+				if (seen[i])
+					goto out;
+				seen[i] = true;
+			}
+			off += de->d_reclen;
+		}
+		if (!calls++)
+			*first = n;
+	}
+	for (i = 0; len == 0 && i < BIG_FILES && seen[i]; i++)
+		;
+	total = i == BIG_FILES ? n : 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return total;
+}
+
+/*
+ * With a readdir postfilter, one getdents64() call returns as many
+ * entries as the lower's does, the filter running on chunk after chunk
+ * until the caller's buffer is full; small buffers that fill in the
+ * middle of a chunk go on where they stopped, each entry once.
+ */
+TEST_F(filter, hide_getdents_fills_buffer)
+{
+	struct fuse_hide *skel = fuse_hide__open_and_load();
+	struct bpf_link *reg;
+	int first_lo, first_mn;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.hide_ops);
+	ASSERT_EQ(0, mkdir(LO("big"), 0755));
+	ASSERT_EQ(0, make_files(LO("big"), "a-%04d", BIG_FILES));
+	mount_view(_metadata, "hide");
+
+	EXPECT_EQ(BIG_FILES + 2, getdents_count(LO("big"), 65536, &first_lo));
+	EXPECT_EQ(BIG_FILES + 2, getdents_count(MN("big"), 65536, &first_mn));
+	EXPECT_EQ(BIG_FILES + 2, first_lo);
+	EXPECT_EQ(first_lo, first_mn)
+		TH_LOG("one getdents64 of 64 KiB: %d entries on the lower, %d through the mount",
+		       first_lo, first_mn);
+	EXPECT_EQ(BIG_FILES + 2, getdents_count(MN("big"), 1000, &first_mn));
+	EXPECT_LT(0, first_mn);
+	EXPECT_EQ(BIG_FILES + 2, getdents_count(MN("big"), 100, &first_mn));
 
 	bpf_link__destroy(reg);
 	fuse_hide__destroy(skel);
