@@ -126,13 +126,17 @@ static __always_inline int fuse_dirent_truncate(struct fuse_buffer *buffer,
 	return bpf_dynptr_size(&p) == size ? 0 : -EIO;
 }
 
-/* Whether the record at @off, of header @d, is to be dropped */
+/*
+ * Whether the record at @off, of header @d, is to be dropped; @ctx is the
+ * filter's, for what it reads once per chunk rather than once per record.
+ */
 typedef bool (*fuse_dirent_drop_t)(const struct bpf_dynptr *p, __u32 off,
-				   const struct fuse_dirent *d);
+				   const struct fuse_dirent *d, void *ctx);
 
 /* Whether any of the @size bytes of records in @p is to be dropped */
 static __always_inline bool fuse_dirent_any(const struct bpf_dynptr *p,
-					    __u32 size, fuse_dirent_drop_t drop)
+					    __u32 size, fuse_dirent_drop_t drop,
+					    void *ctx)
 {
 	struct fuse_dirent d;
 	__u32 off = 0, len;
@@ -142,7 +146,7 @@ static __always_inline bool fuse_dirent_any(const struct bpf_dynptr *p,
 		len = fuse_dirent_read(p, off, size, &d);
 		if (!len)
 			break;
-		if (drop(p, off, &d))
+		if (drop(p, off, &d, ctx))
 			return true;
 		off += len;
 	}
@@ -155,7 +159,8 @@ static __always_inline bool fuse_dirent_any(const struct bpf_dynptr *p,
  */
 static __always_inline int fuse_dirent_compact(struct bpf_dynptr *p,
 					       __u32 size,
-					       fuse_dirent_drop_t drop)
+					       fuse_dirent_drop_t drop,
+					       void *ctx)
 {
 	struct fuse_dirent d;
 	__u32 r = 0, w = 0, len;
@@ -165,7 +170,7 @@ static __always_inline int fuse_dirent_compact(struct bpf_dynptr *p,
 		len = fuse_dirent_read(p, r, size, &d);
 		if (!len)
 			break;
-		if (!drop(p, r, &d)) {
+		if (!drop(p, r, &d, ctx)) {
 			if (fuse_dirent_move_down(p, w, r, len))
 				return -EIO;
 			w += len;
@@ -176,25 +181,26 @@ static __always_inline int fuse_dirent_compact(struct bpf_dynptr *p,
 }
 
 /*
- * Drop the records of @buffer that @drop picks.  The buffer is copied
+ * Drop the records of @buffer that @drop picks, given @ctx.  The buffer is copied
  * (made writable) only when there is one to drop: the common listing
  * costs one read of each header.  A chunk left empty is fine: the kernel
  * goes on with the next one.
  */
 static __always_inline int fuse_dirent_filter(struct fuse_buffer *buffer,
-					      fuse_dirent_drop_t drop)
+					      fuse_dirent_drop_t drop,
+					      void *ctx)
 {
 	__u32 size = bpf_fuse_return_len(buffer);
 	struct bpf_dynptr ro, rw;
 	int kept;
 
 	bpf_fuse_get_ro_dynptr(buffer, &ro);
-	if (!fuse_dirent_any(&ro, size, drop))
+	if (!fuse_dirent_any(&ro, size, drop, ctx))
 		return 0;
 	bpf_fuse_get_rw_dynptr(buffer, &rw, size, true);
 	if (bpf_dynptr_size(&rw) != size)
 		return -ENOMEM;
-	kept = fuse_dirent_compact(&rw, size, drop);
+	kept = fuse_dirent_compact(&rw, size, drop, ctx);
 	if (kept < 0)
 		return kept;
 	return fuse_dirent_truncate(buffer, kept);

@@ -21,7 +21,7 @@ uint32_t BPF_PROG(hide_lookup_pre, const struct bpf_fuse_meta_info *meta,
 
 static __always_inline bool hide_dirent(const struct bpf_dynptr *p,
 					__u32 off,
-					const struct fuse_dirent *d)
+					const struct fuse_dirent *d, void *ctx)
 {
 	return fuse_dirent_name_is(p, off, d, HIDDEN);
 }
@@ -32,7 +32,7 @@ uint32_t BPF_PROG(hide_readdir_post, const struct bpf_fuse_meta_info *meta,
 		  const struct fuse_read_in *in, struct fuse_read_out *out,
 		  struct fuse_buffer *buffer)
 {
-	return fuse_dirent_filter(buffer, hide_dirent);
+	return fuse_dirent_filter(buffer, hide_dirent, NULL);
 }
 
 SEC(".struct_ops.link")

@@ -21,9 +21,10 @@ struct {
 
 static __always_inline bool redact_dirent(const struct bpf_dynptr *p,
 					  __u32 off,
-					  const struct fuse_dirent *d)
+					  const struct fuse_dirent *d,
+					  void *slots)
 {
-	return redact_dirent_in(&prefixes, p, off, d);
+	return redact_dirent_in(&prefixes, *(__u32 *)slots, p, off, d);
 }
 
 /* No prefilter: the postfilter runs after every readdir of the lower */
@@ -32,7 +33,9 @@ uint32_t BPF_PROG(redact_readdir_post, const struct bpf_fuse_meta_info *meta,
 		  const struct fuse_read_in *in, struct fuse_read_out *out,
 		  struct fuse_buffer *buffer)
 {
-	return fuse_dirent_filter(buffer, redact_dirent);
+	__u32 slots = redact_slots(&prefixes);
+
+	return fuse_dirent_filter(buffer, redact_dirent, &slots);
 }
 
 SEC(".struct_ops.link")

@@ -33,11 +33,31 @@ static __always_inline bool redact_match(const char *name, __u32 len,
 }
 
 /*
+ * Which slots of @prefixes hold a prefix now, a bit each: read once per
+ * chunk of a listing, so that names are compared with those only.
+ */
+static __always_inline __u32 redact_slots(void *prefixes)
+{
+	struct redact_prefix *pre;
+	__u32 slots = 0, key;
+	int i;
+
+	bpf_for(i, 0, REDACT_PREFIXES) {
+		key = i;
+		pre = bpf_map_lookup_elem(prefixes, &key);
+		if (pre && pre->len)
+			slots |= 1U << i;
+	}
+	return slots;
+}
+
+/*
  * Whether the record at @off of @p, of header @d, starts with a prefix
  * of @prefixes (an array map of struct redact_prefix, REDACT_PREFIXES
- * slots): the listing filter of fuse_redact.c and fuse_view.c.
+ * slots) in one of the @slots (redact_slots()): the listing filter of
+ * fuse_redact.c and fuse_view.c.  With no prefix set, no name is read.
  */
-static __always_inline bool redact_dirent_in(void *prefixes,
+static __always_inline bool redact_dirent_in(void *prefixes, __u32 slots,
 					     const struct bpf_dynptr *p,
 					     __u32 off,
 					     const struct fuse_dirent *d)
@@ -47,6 +67,8 @@ static __always_inline bool redact_dirent_in(void *prefixes,
 	__u32 key;
 	int i;
 
+	if (!slots)
+		return false;
 	/* The prefixes are no longer than this: the rest does not matter */
 	if (len > REDACT_PREFIX_MAX)
 		len = REDACT_PREFIX_MAX;
@@ -55,6 +77,8 @@ static __always_inline bool redact_dirent_in(void *prefixes,
 	bpf_for(i, 0, REDACT_PREFIXES) {
 		struct redact_prefix *pre;
 
+		if (!(slots & (1U << i)))
+			continue;
 		key = i;
 		pre = bpf_map_lookup_elem(prefixes, &key);
 		if (pre && redact_match(name, d->namelen, pre))

@@ -28,11 +28,12 @@ uint32_t BPF_PROG(view_lookup_pre, const struct bpf_fuse_meta_info *meta,
 
 static __always_inline bool view_dirent(const struct bpf_dynptr *p,
 					__u32 off,
-					const struct fuse_dirent *d)
+					const struct fuse_dirent *d,
+					void *slots)
 {
 	if (fuse_dirent_name_is(p, off, d, HIDDEN))
 		return true;
-	return redact_dirent_in(&prefixes, p, off, d);
+	return redact_dirent_in(&prefixes, *(__u32 *)slots, p, off, d);
 }
 
 SEC("struct_ops/readdir_postfilter")
@@ -40,7 +41,9 @@ uint32_t BPF_PROG(view_readdir_post, const struct bpf_fuse_meta_info *meta,
 		  const struct fuse_read_in *in, struct fuse_read_out *out,
 		  struct fuse_buffer *buffer)
 {
-	return fuse_dirent_filter(buffer, view_dirent);
+	__u32 slots = redact_slots(&prefixes);
+
+	return fuse_dirent_filter(buffer, view_dirent, &slots);
 }
 
 SEC(".struct_ops.link")
