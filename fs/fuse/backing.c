@@ -244,6 +244,8 @@ int fuse_bpf_create_creds(struct fuse_bpf_req *req, struct dentry *entry,
 
 	if (!IS_ENABLED(CONFIG_SECURITY))
 		return 0;
+	if (WARN_ON_ONCE(!req->caller))
+		return -EINVAL;
 	cred = prepare_creds();
 	if (!cred)
 		return -ENOMEM;

@@ -914,9 +914,10 @@ static int make_each_kind(void *arg)
 /*
  * What a create makes on the lower is labelled as the caller's, as in
  * overlayfs: each create calls security_dentry_create_files_as() with the
- * FUSE dentry, the caller's credentials and those the lower node is made
- * with (the caller's fsuid), and an LSM refusal fails the create before
- * the lower is touched.  A hard link makes no new inode: no call.
+ * FUSE dentry, the caller's credentials and a copy of the mounter's with
+ * the caller's fsuid, in which the lower create then runs (inode_create
+ * sees them), and an LSM refusal fails the create before the lower is
+ * touched.  A hard link makes no new inode: no call.
  */
 TEST_F(pt, create_lsm_sees_caller)
 {
@@ -942,9 +943,17 @@ TEST_F(pt, create_lsm_sees_caller)
 			TH_LOG("%s: calls", kinds[i].name);
 		EXPECT_EQ(NOBODY, skel->bss->old_fsuid[t])
 			TH_LOG("%s: the caller's fsuid", kinds[i].name);
+		EXPECT_EQ(NOBODY, skel->bss->old_euid[t])
+			TH_LOG("%s: the caller's euid", kinds[i].name);
 		EXPECT_EQ(NOBODY, skel->bss->new_fsuid[t])
 			TH_LOG("%s: the fsuid it is made with", kinds[i].name);
+		EXPECT_EQ(0, skel->bss->new_euid[t])
+			TH_LOG("%s: the mounter's euid", kinds[i].name);
 	}
+	/* No call without a file type (a link makes no inode) */
+	EXPECT_EQ(0, skel->bss->calls[0]);
+	/* The lower create of pub/c ran with the credentials given */
+	EXPECT_EQ(1, skel->bss->creates_with_new);
 	EXPECT_EQ(1, skel->bss->refused);
 	EXPECT_EQ(-1, lstat(LO("pub/lsm-refused"), &st));
 	EXPECT_EQ(ENOENT, errno);
