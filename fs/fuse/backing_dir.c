@@ -148,10 +148,10 @@ bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,
  * has the same inode (or none) under that name.  The common case, the
  * lower dentry of the inode itself still sitting under that name, is
  * checked without blocking and without a store, as the dcache's own RCU
- * lookup reads names: each name pointer once, its bytes up to the lower
- * name's length and the NUL that ends every dentry name (so no read past
- * its end), inside d_seq read sections of both dentries that a racing
- * d_move() of either makes fail.
+ * lookup reads names: each name pointer once, its bytes up to the NUL
+ * that ends every dentry name (so no read past its end), inside d_seq
+ * read sections of both dentries that a racing d_move() of either makes
+ * fail.
  */
 static bool fuse_bpf_same_name(struct dentry *entry, struct dentry *lower,
 			       struct dentry *lower_parent)
@@ -163,10 +163,18 @@ static bool fuse_bpf_same_name(struct dentry *entry, struct dentry *lower,
 	unsigned int i, len = READ_ONCE(lower->d_name.len);
 	bool same;
 
+	/*
+	 * A rename may tear what is read: the length may not be the name's,
+	 * an inline name may be half copied.  So the walk stops at the lower
+	 * name's NUL (and so at ours), never leaves an inline name's array,
+	 * and both names must end where it stops.
+	 */
+	if (ls == lower->d_iname || cs == entry->d_iname)
+		len = min_t(unsigned int, len, DNAME_INLINE_LEN - 1);
 	same = !d_unhashed(lower) && READ_ONCE(lower->d_parent) == lower_parent;
 	for (i = 0; same && i < len; i++)
-		same = cs[i] == ls[i];
-	same = same && !cs[i];
+		same = ls[i] && cs[i] == ls[i];
+	same = same && !cs[i] && !ls[i];
 	return same && !read_seqcount_retry(&lower->d_seq, lseq) &&
 	       !read_seqcount_retry(&entry->d_seq, seq);
 }
@@ -1791,6 +1799,7 @@ struct fuse_bpf_readdir {
 	struct dir_context *ctx;
 	void *page;		/* one for all the chunks of a call */
 	bool chunk;		/* a chunk was read into it */
+	bool emitted;		/* the caller took records of it */
 	bool again;
 };
 
@@ -1936,10 +1945,14 @@ static int fuse_bpf_readdir_emit(struct fuse_bpf_readdir *r)
 			      de->type))
 			return 0;
 		r->ctx->pos = de->off;
+		r->emitted = true;
 		buf += reclen;
 		len -= reclen;
 	}
-	/* The caller took the whole chunk: read on, unless at the end. */
+	/*
+	 * The caller took the whole chunk: read on, unless at the end.  A
+	 * filter that rewrites out.offset steers this; a SIGKILL ends it.
+	 */
 	if (r->out.offset != r->in.offset) {
 		r->ctx->pos = r->out.offset;
 		r->again = true;
@@ -1986,12 +1999,14 @@ bool fuse_bpf_readdir(int *err, struct file *file, struct dir_context *ctx)
 {
 	struct inode *inode = file_inode(file);
 	struct fuse_bpf_readdir r;
+	bool emitted = false;
 	void *page = NULL;
 	int ret;
 
 	if (!fuse_bpf_file_backed(file))
 		return false;
 	do {
+		cond_resched();
 		r = (struct fuse_bpf_readdir) {
 			.req = FUSE_BPF_REQ(FUSE_READDIR, inode),
 			.in = { .offset = ctx->pos, .size = PAGE_SIZE },
@@ -2001,7 +2016,14 @@ bool fuse_bpf_readdir(int *err, struct file *file, struct dir_context *ctx)
 		};
 		ret = fuse_bpf_run(&r.req);
 		page = r.page;
+		emitted |= r.emitted;
 	} while (!ret && r.again && !fatal_signal_pending(current));
 	kfree(page);
+	/*
+	 * A filter sends a later chunk to the daemon: this call ends with the
+	 * records the caller has, the next one starts with that chunk.
+	 */
+	if (ret == FUSE_BPF_FALLBACK && emitted)
+		ret = 0;
 	return fuse_bpf_result(err, ret);
 }

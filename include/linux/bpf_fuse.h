@@ -85,7 +85,8 @@ struct bpf_fuse_meta_info {
 /**
  * struct fuse_read_out - the readdir postfilter's view of a FUSE_READDIR reply
  * @offset: the lower directory's position after the chunk of records:
- *	where listing goes on if the postfilter leaves no record in it
+ *	where listing goes on once the caller has taken the records the
+ *	postfilter leaves (all of them, or none)
  * @again: the RFC's; not read
  * @padding: unused
  *
