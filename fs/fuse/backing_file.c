@@ -56,6 +56,7 @@ static bool fuse_bpf_file_run(int *err, u32 opcode, struct file *file,
 	return fuse_bpf_result(err, fuse_bpf_run(&f->req));
 }
 
+/* What the operation changed in the lower inode, the mirror shows */
 static int fuse_bpf_file_finish(struct fuse_bpf_req *req, int err)
 {
 	fuse_bpf_copyattr(req->inode);
@@ -858,13 +859,6 @@ static int fuse_bpf_write_post(struct fuse_bpf_req *req,
 	return ops->write_iter_postfilter(&req->meta, &w->in, &w->out);
 }
 
-/* What a write through the backing file changed, the mirror shows */
-static int fuse_bpf_write_finish(struct fuse_bpf_req *req, int err)
-{
-	fuse_bpf_copyattr(req->inode);
-	return err;
-}
-
 /*
  * The FUSE passthrough path opened the backing file with the opener's
  * credentials and uses them; file_remove_privs() before a write judges the
@@ -883,7 +877,7 @@ const struct fuse_bpf_op fuse_bpf_write_op = {
 	.prefilter = fuse_bpf_write_pre,
 	.backing = fuse_bpf_write_backing,
 	.postfilter = fuse_bpf_write_post,
-	.finish = fuse_bpf_write_finish,
+	.finish = fuse_bpf_file_finish,
 	.flags = FUSE_BPF_CALLER_CREDS,
 };
 
