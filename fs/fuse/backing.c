@@ -167,6 +167,24 @@ int fuse_bpf_caller_owns(struct inode *inode)
 	return -EPERM;
 }
 
+/* Whether acting for @caller drops CAP_SYS_RESOURCE from @backing */
+static bool fuse_bpf_drops_resource(const struct cred *backing,
+				    const struct cred *caller)
+{
+	return cap_raised(backing->cap_effective, CAP_SYS_RESOURCE) &&
+	       !(caller->user_ns == &init_user_ns &&
+		 cap_raised(caller->cap_effective, CAP_SYS_RESOURCE));
+}
+
+/* Make @cred, a copy of the backing credentials, act for @caller */
+static void fuse_bpf_act_for(struct cred *cred, const struct cred *caller)
+{
+	if (fuse_bpf_drops_resource(cred, caller))
+		cap_lower(cred->cap_effective, CAP_SYS_RESOURCE);
+	cred->fsuid = caller->fsuid;
+	cred->fsgid = caller->fsgid;
+}
+
 /**
  * fuse_bpf_get_caller_creds() - the backing credentials, acting for a caller
  * @caller: the credentials of the operation's caller
@@ -189,21 +207,16 @@ noinline const struct cred *
 fuse_bpf_get_caller_creds(const struct cred *caller)
 {
 	const struct cred *backing = current_cred();
-	bool drop = cap_raised(backing->cap_effective, CAP_SYS_RESOURCE) &&
-		    !(caller->user_ns == &init_user_ns &&
-		      cap_raised(caller->cap_effective, CAP_SYS_RESOURCE));
 	struct cred *cred;
 
 	if (uid_eq(backing->fsuid, caller->fsuid) &&
-	    gid_eq(backing->fsgid, caller->fsgid) && !drop)
+	    gid_eq(backing->fsgid, caller->fsgid) &&
+	    !fuse_bpf_drops_resource(backing, caller))
 		return get_cred(backing);
 	cred = prepare_creds();
 	if (!cred)
 		return NULL;
-	cred->fsuid = caller->fsuid;
-	cred->fsgid = caller->fsgid;
-	if (drop)
-		cap_lower(cred->cap_effective, CAP_SYS_RESOURCE);
+	fuse_bpf_act_for(cred, caller);
 	return cred;
 }
 ALLOW_ERROR_INJECTION(fuse_bpf_get_caller_creds, NULL);
@@ -220,35 +233,38 @@ static int fuse_bpf_creds_as_caller(const struct cred *caller)
 }
 
 /**
- * fuse_bpf_create_creds() - let the LSMs make a new lower node the caller's
- * @req: the operation, in its backing step with fuse_bpf_get_caller_creds()
+ * fuse_bpf_create_creds() - make a new lower node the caller's
+ * @req: the operation, in its backing step with the backing credentials
  * @entry: the FUSE dentry of the new node
  * @mode: its file type and permissions
  * @name: the name it gets on the lower filesystem
  *
- * As ovl_setup_cred_for_create(): security_dentry_create_files_as() is
- * given the caller's credentials and a copy of those in force, in which an
- * LSM may say how the lower node is labelled (SELinux's create SID, Smack's
- * transmuting directories).  The copy stays in force until the backing
+ * The credentials of fuse_bpf_get_caller_creds(), acting for the caller,
+ * in one copy that, as in ovl_setup_cred_for_create(), is also given to
+ * security_dentry_create_files_as() with the caller's credentials: an LSM
+ * may say in it how the lower node is labelled (SELinux's create SID,
+ * Smack's transmuting directories).  They stay in force until the backing
  * step reverts to the caller's.
  *
  * Context: the backing step of a create, mknod, mkdir, symlink or tmpfile.
  *
  * Return: 0, -ENOMEM, or the LSM's refusal.
  */
-int fuse_bpf_create_creds(struct fuse_bpf_req *req, struct dentry *entry,
-			  umode_t mode, struct qstr *name)
+noinline int fuse_bpf_create_creds(struct fuse_bpf_req *req,
+				   struct dentry *entry, umode_t mode,
+				   struct qstr *name)
 {
 	struct cred *cred;
 	int err;
 
-	if (!IS_ENABLED(CONFIG_SECURITY))
-		return 0;
 	if (WARN_ON_ONCE(!req->caller))
 		return -EINVAL;
+	if (!IS_ENABLED(CONFIG_SECURITY))
+		return fuse_bpf_creds_as_caller(req->caller);
 	cred = prepare_creds();
 	if (!cred)
 		return -ENOMEM;
+	fuse_bpf_act_for(cred, req->caller);
 	err = security_dentry_create_files_as(entry, mode, name, req->caller,
 					      cred);
 	if (!err)
@@ -256,6 +272,7 @@ int fuse_bpf_create_creds(struct fuse_bpf_req *req, struct dentry *entry,
 	put_cred(cred);
 	return err;
 }
+ALLOW_ERROR_INJECTION(fuse_bpf_create_creds, ERRNO);
 
 static int fuse_bpf_backing(const struct fuse_bpf_op *op,
 			    struct fuse_bpf_req *req)

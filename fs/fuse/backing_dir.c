@@ -503,7 +503,7 @@ const struct fuse_bpf_op fuse_bpf_create_op = {
 	.backing = fuse_bpf_create_backing,
 	.postfilter = fuse_bpf_create_post,
 	.finish = fuse_bpf_make_finish,
-	.flags = FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER,
+	.flags = FUSE_BPF_WRITE,	/* for the caller: fuse_bpf_create_creds() */
 };
 
 /**
@@ -599,7 +599,7 @@ const struct fuse_bpf_op fuse_bpf_mknod_op = {
 	.backing = fuse_bpf_mknod_backing,
 	.postfilter = fuse_bpf_mknod_post,
 	.finish = fuse_bpf_make_finish,
-	.flags = FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER,
+	.flags = FUSE_BPF_WRITE,	/* for the caller: fuse_bpf_create_creds() */
 };
 
 /**
@@ -696,7 +696,7 @@ const struct fuse_bpf_op fuse_bpf_mkdir_op = {
 	.backing = fuse_bpf_mkdir_backing,
 	.postfilter = fuse_bpf_mkdir_post,
 	.finish = fuse_bpf_make_finish,
-	.flags = FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER,
+	.flags = FUSE_BPF_WRITE,	/* for the caller: fuse_bpf_create_creds() */
 };
 
 /**
@@ -790,7 +790,7 @@ const struct fuse_bpf_op fuse_bpf_symlink_op = {
 	.backing = fuse_bpf_symlink_backing,
 	.postfilter = fuse_bpf_symlink_post,
 	.finish = fuse_bpf_make_finish,
-	.flags = FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER,
+	.flags = FUSE_BPF_WRITE,	/* for the caller: fuse_bpf_create_creds() */
 };
 
 /**
@@ -1407,7 +1407,7 @@ const struct fuse_bpf_op fuse_bpf_tmpfile_op = {
 	.backing = fuse_bpf_tmpfile_backing,
 	.postfilter = fuse_bpf_tmpfile_post,
 	.finish = fuse_bpf_tmpfile_finish,
-	.flags = FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER,
+	.flags = FUSE_BPF_WRITE,	/* for the caller: fuse_bpf_create_creds() */
 };
 
 /**

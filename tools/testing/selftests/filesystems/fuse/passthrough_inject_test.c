@@ -64,6 +64,7 @@ static const struct injector injectors[] = {
 	INJECT_FUNC(fuse_bpf_lookup_child, ENOMEM_RETVAL),
 	INJECT_FUNC(fuse_bpf_open_backing, ENOMEM_RETVAL),
 	INJECT_FUNC(fuse_bpf_get_caller_creds, "0"),
+	INJECT_FUNC(fuse_bpf_create_creds, ENOMEM_RETVAL),
 };
 
 static int inj_attr(const struct injector *inj, const char *attr,
