@@ -583,10 +583,42 @@ struct dentry *fuse_bpf_lookup_child(struct dentry *parent,
 }
 ALLOW_ERROR_INJECTION(fuse_bpf_lookup_child, ERRNO);
 
+/* Open flags a filter may set or clear: how the lower file does I/O */
+#define FUSE_BPF_OPEN_IO_FLAGS	(O_DIRECT | O_DSYNC | __O_SYNC)
+
+/**
+ * fuse_bpf_open_flags() - the open flags the filters left
+ * @file: the FUSE file being opened
+ * @asked: the flags of the open, as the VFS gave them
+ * @flags: what the filters left in fuse_open_in or fuse_create_in
+ *
+ * @file is opened with @asked (its f_mode is set, and the caller was
+ * checked for it): the filters may set or clear O_DIRECT, O_DSYNC and
+ * O_SYNC, nothing else.  Those are changed on @file too, which the VFS
+ * checks when ->open returns, and which passthrough I/O carries to the
+ * backing file (O_DIRECT): F_GETFL and later F_SETFL see them.
+ *
+ * Context: in ->open or ->tmpfile, before @file is opened.
+ *
+ * Return: the flags to open the backing file with, or -EPERM.
+ */
+int fuse_bpf_open_flags(struct file *file, u32 asked, u32 flags)
+{
+	if ((asked ^ flags) & ~FUSE_BPF_OPEN_IO_FLAGS)
+		return -EPERM;
+	/* As build_open_flags(): O_SYNC is __O_SYNC | O_DSYNC */
+	if (flags & __O_SYNC)
+		flags |= O_DSYNC;
+	file->f_flags = (file->f_flags & ~FUSE_BPF_OPEN_IO_FLAGS) |
+			(flags & FUSE_BPF_OPEN_IO_FLAGS);
+	return flags;
+}
+
 /**
  * fuse_bpf_open_backing() - open the backing file of a FUSE file
  * @inode: the backed node
  * @file: the file being opened on it
+ * @flags: the open flags (fuse_bpf_open_flags())
  *
  * As ovl_open_realfile(): the lower inode must let the backing credentials
  * open it too (the caller was checked on the FUSE inode), and O_NOATIME
@@ -597,13 +629,15 @@ ALLOW_ERROR_INJECTION(fuse_bpf_lookup_child, ERRNO);
  *
  * Return: the backing file, or an ERR_PTR().
  */
-struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file)
+struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file,
+				   int flags)
 {
-	int flags = file->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
 	struct inode *lower = fuse_bpf_inode(inode);
-	int acc_mode = ACC_MODE(flags);
+	int acc_mode;
 	int err;
 
+	flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
+	acc_mode = ACC_MODE(flags);
 	if (flags & O_APPEND)
 		acc_mode |= MAY_APPEND;
 	err = inode_permission(&nop_mnt_idmap, lower, MAY_OPEN | acc_mode);

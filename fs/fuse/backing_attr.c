@@ -38,11 +38,13 @@ static int fuse_bpf_lower_permission(struct inode *linode, int mask)
  * access(2) and chdir(2), FUSE_ACCESS to a daemon: the filters run around
  * the check already made with the caller's credentials.  They may fail it,
  * or send it to the daemon; they cannot grant what the lower refused (a
- * postfilter's non-negative return keeps the result).
+ * postfilter's non-negative return keeps the result).  A prefilter that
+ * asks for other access has the lower inode checked for it too.
  */
 struct fuse_bpf_access {
 	struct fuse_bpf_req req;
 	struct fuse_access_in in;
+	int mask;	/* the VFS's */
 	int result;
 };
 
@@ -64,9 +66,20 @@ static int fuse_bpf_access_pre(struct fuse_bpf_req *req,
 	return ops->access_prefilter(&req->meta, &a->in);
 }
 
+#define FUSE_BPF_MAY_RWX	(MAY_READ | MAY_WRITE | MAY_EXEC)
+
+/* Run with the caller's credentials (FUSE_BPF_CALLER_CREDS) */
 static int fuse_bpf_access_backing(struct fuse_bpf_req *req)
 {
-	return container_of(req, struct fuse_bpf_access, req)->result;
+	struct fuse_bpf_access *a = container_of(req, typeof(*a), req);
+
+	if (a->in.mask == (a->mask & FUSE_BPF_MAY_RWX) || a->result)
+		return a->result;
+	if (a->in.mask & ~FUSE_BPF_MAY_RWX)
+		return -EINVAL;
+	return fuse_bpf_lower_permission(fuse_bpf_inode(req->inode),
+					 (a->mask & ~FUSE_BPF_MAY_RWX) |
+					 a->in.mask);
 }
 
 static int fuse_bpf_access_post(struct fuse_bpf_req *req,
@@ -84,13 +97,15 @@ const struct fuse_bpf_op fuse_bpf_access_op = {
 	.prefilter = fuse_bpf_access_pre,
 	.backing = fuse_bpf_access_backing,
 	.postfilter = fuse_bpf_access_post,
+	.flags = FUSE_BPF_CALLER_CREDS,
 };
 
 static bool fuse_bpf_access(int *err, struct inode *inode, int mask)
 {
 	struct fuse_bpf_access a = {
 		.req = FUSE_BPF_REQ(FUSE_ACCESS, inode),
-		.in.mask = mask & (MAY_READ | MAY_WRITE | MAY_EXEC),
+		.in.mask = mask & FUSE_BPF_MAY_RWX,
+		.mask = mask,
 		.result = *err,
 	};
 
@@ -295,6 +310,7 @@ bool fuse_bpf_getattr(int *err, const struct path *path, struct kstat *stat,
 struct fuse_bpf_setattr {
 	struct fuse_bpf_req req;
 	struct fuse_setattr_in in;
+	struct fuse_setattr_in asked;	/* in, as the VFS asked it */
 	struct fuse_attr_out out;
 	struct dentry *entry;
 	struct iattr attr;
@@ -313,6 +329,11 @@ static int fuse_bpf_setattr_setup(struct fuse_bpf_req *req)
 		    (v & ATTR_SIZE ? FATTR_SIZE : 0) |
 		    (v & ATTR_ATIME ? FATTR_ATIME : 0) |
 		    (v & ATTR_MTIME ? FATTR_MTIME : 0);
+	/* As iattr_to_fattr(): a time not given is the current time */
+	if ((v & ATTR_ATIME) && !(v & ATTR_ATIME_SET))
+		in->valid |= FATTR_ATIME_NOW;
+	if ((v & ATTR_MTIME) && !(v & ATTR_MTIME_SET))
+		in->valid |= FATTR_MTIME_NOW;
 	in->mode = attr->ia_mode;
 	in->uid = from_kuid(&init_user_ns, attr->ia_uid);
 	in->gid = from_kgid(&init_user_ns, attr->ia_gid);
@@ -321,6 +342,7 @@ static int fuse_bpf_setattr_setup(struct fuse_bpf_req *req)
 	in->atimensec = attr->ia_atime.tv_nsec;
 	in->mtime = attr->ia_mtime.tv_sec;
 	in->mtimensec = attr->ia_mtime.tv_nsec;
+	s->asked = *in;
 	fuse_bpf_arg_in(req, sizeof(*in), in);
 	fuse_bpf_arg_out(req, sizeof(s->out), &s->out);
 	return 0;
@@ -355,6 +377,82 @@ static int fuse_bpf_setattr_prepare(struct fuse_bpf_req *req,
 	return err;
 }
 
+/* The changes a setattr request makes; a filter may drop them */
+#define FUSE_BPF_FATTR_CHANGES	(FATTR_MODE | FATTR_UID | FATTR_GID | \
+				 FATTR_SIZE | FATTR_ATIME | FATTR_MTIME)
+#define FUSE_BPF_ATTR_CHANGES	(ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_SIZE | \
+				 ATTR_ATIME | ATTR_MTIME)
+
+/* A time a filter left in a setattr request; ATTR_*_SET if it is given */
+static int fuse_bpf_setattr_time(struct iattr *attr, u32 valid, u32 fattr,
+				 u32 fattr_now, unsigned int attr_bit,
+				 unsigned int attr_set, struct timespec64 *ts,
+				 u64 sec, u32 nsec)
+{
+	attr->ia_valid &= ~(attr_bit | attr_set);
+	if (!(valid & fattr))
+		return 0;
+	if (nsec >= NSEC_PER_SEC)
+		return -EINVAL;
+	*ts = (struct timespec64){ sec, nsec };
+	attr->ia_valid |= attr_bit | (valid & fattr_now ? 0 : attr_set);
+	return 0;
+}
+
+/*
+ * What the filters (the node's prefilter, the daemon's) left in the
+ * request is the change made: they may drop changes and give others
+ * values, not ask for a change the caller did not ask for (-EPERM).  The
+ * caller is judged on the change as it is then (setattr_prepare() in
+ * fuse_bpf_setattr_prepare()), so a rewrite grants nothing the lower
+ * inode would refuse the caller.
+ *
+ * Return: 0, or -EPERM, -EINVAL for a change that cannot be made.
+ */
+static int fuse_bpf_setattr_rewrite(struct fuse_bpf_setattr *s)
+{
+	const struct fuse_setattr_in *in = &s->in;
+	struct iattr *attr = &s->attr;
+	u32 valid = in->valid;
+	int err;
+
+	if (!memcmp(in, &s->asked, sizeof(*in)))
+		return 0;
+	if (valid & ~s->asked.valid)
+		return -EPERM;
+	attr->ia_valid &= ~(ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_SIZE);
+	if (valid & FATTR_MODE) {
+		attr->ia_mode = (attr->ia_mode & ~S_IALLUGO) |
+				(in->mode & S_IALLUGO);
+		attr->ia_valid |= ATTR_MODE;
+	}
+	if (valid & FATTR_UID) {
+		attr->ia_uid = make_kuid(&init_user_ns, in->uid);
+		if (!uid_valid(attr->ia_uid))
+			return -EINVAL;
+		attr->ia_valid |= ATTR_UID;
+	}
+	if (valid & FATTR_GID) {
+		attr->ia_gid = make_kgid(&init_user_ns, in->gid);
+		if (!gid_valid(attr->ia_gid))
+			return -EINVAL;
+		attr->ia_valid |= ATTR_GID;
+	}
+	if (valid & FATTR_SIZE) {
+		if ((loff_t)in->size < 0)
+			return -EINVAL;
+		attr->ia_size = in->size;
+		attr->ia_valid |= ATTR_SIZE;
+	}
+	err = fuse_bpf_setattr_time(attr, valid, FATTR_ATIME, FATTR_ATIME_NOW,
+				    ATTR_ATIME, ATTR_ATIME_SET, &attr->ia_atime,
+				    in->atime, in->atimensec);
+	return err ?: fuse_bpf_setattr_time(attr, valid, FATTR_MTIME,
+					    FATTR_MTIME_NOW, ATTR_MTIME,
+					    ATTR_MTIME_SET, &attr->ia_mtime,
+					    in->mtime, in->mtimensec);
+}
+
 static int fuse_bpf_setattr_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_setattr *s = container_of(req, typeof(*s), req);
@@ -362,6 +460,13 @@ static int fuse_bpf_setattr_backing(struct fuse_bpf_req *req)
 	struct inode *linode = d_inode(lower);
 	int err;
 
+	err = fuse_bpf_setattr_rewrite(s);
+	if (err)
+		return err;
+	/* The filters dropped every change the VFS asked for */
+	if ((s->asked.valid & FUSE_BPF_FATTR_CHANGES) &&
+	    !(s->attr.ia_valid & FUSE_BPF_ATTR_CHANGES))
+		goto out;
 	if (s->attr.ia_valid & ATTR_SIZE) {
 		err = get_write_access(linode);
 		if (err)
@@ -375,6 +480,7 @@ static int fuse_bpf_setattr_backing(struct fuse_bpf_req *req)
 	inode_unlock(linode);
 	if (s->attr.ia_valid & ATTR_SIZE)
 		put_write_access(linode);
+out:
 	if (!err && req->post)
 		fuse_bpf_fill_attr(linode, &s->out.attr);
 	return err;
@@ -386,10 +492,6 @@ static int fuse_bpf_attr_finish(struct fuse_bpf_req *req, int err)
 	return err;
 }
 
-/*
- * The filters may fail a setattr; the change itself is the VFS's, checked
- * already (setattr_prepare()), so a rewrite of in is not applied.
- */
 static int fuse_bpf_setattr_pre(struct fuse_bpf_req *req,
 				const struct fuse_ops *ops)
 {
@@ -429,7 +531,9 @@ const struct fuse_bpf_op fuse_bpf_setattr_op = {
  * and with the caller's credentials, then makes the change with
  * notify_change() and the backing credentials.  The lower filesystem works
  * out which set-id bits a kill request drops; a truncate through a file
- * the daemon opened goes by path.  The filters may fail it, not rewrite it.
+ * the daemon opened goes by path.  The filters may fail it, drop changes
+ * or give them other values (fuse_bpf_setattr_rewrite()); the caller is
+ * judged on the change they leave.
  *
  * Return: true if FUSE-BPF served the operation, its result in @err; false
  * if the node has no backing inode, or its daemon_ops or a filter send

@@ -1325,7 +1325,6 @@ bool fuse_bpf_rename(int *err, struct inode *olddir, struct dentry *oldent,
 struct fuse_bpf_tmpfile {
 	struct fuse_bpf_req req;
 	struct fuse_create_in in;
-	umode_t mode;
 	struct file *file;
 	struct file *lower;
 };
@@ -1351,17 +1350,19 @@ static int fuse_bpf_tmpfile_pre(struct fuse_bpf_req *req,
 static int fuse_bpf_tmpfile_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_tmpfile *t = container_of(req, typeof(*t), req);
+	umode_t mode = S_IFREG | (t->in.mode & S_IALLUGO);
 	struct dentry *entry = t->file->f_path.dentry;
 	struct file *lower;
-	int err;
+	int flags, err;
 
-	err = fuse_bpf_create_creds(req, entry, t->mode, &entry->d_name);
+	flags = fuse_bpf_open_flags(t->file, t->file->f_flags, t->in.flags);
+	if (flags < 0)
+		return flags;
+	err = fuse_bpf_create_creds(req, entry, mode, &entry->d_name);
 	if (err)
 		return err;
-	/* The VFS's flags and mode, checked: a filter's rewrite is not applied */
-	lower = backing_tmpfile_open(t->file, t->file->f_flags,
-				     fuse_bpf_path(req->inode), t->mode,
-				     current_cred());
+	lower = backing_tmpfile_open(t->file, flags, fuse_bpf_path(req->inode),
+				     mode, current_cred());
 	if (IS_ERR(lower))
 		return PTR_ERR(lower);
 	t->lower = lower;
@@ -1418,7 +1419,8 @@ const struct fuse_bpf_op fuse_bpf_tmpfile_op = {
  * @mode: the file's mode
  *
  * Makes an O_TMPFILE file in the lower directory, for the caller, with the
- * VFS's flags and @mode (a filter's rewrite is not applied), gives @file's
+ * permission bits the filters leave and the VFS's flags (but the O_DIRECT,
+ * O_DSYNC and O_SYNC they leave: fuse_bpf_open_flags()), gives @file's
  * dentry its FUSE inode and opens @file.
  *
  * Return: true if FUSE-BPF served the operation, its result in @err; false
@@ -1435,7 +1437,6 @@ bool fuse_bpf_tmpfile(int *err, struct inode *dir, struct file *file,
 			.flags = file->f_flags,
 			.umask = current_umask(),
 		},
-		.mode = mode,
 		.file = file,
 	};
 
@@ -1613,6 +1614,10 @@ bool fuse_bpf_get_link(const char **res, struct dentry *entry,
 
 /* Directories: open and read */
 
+/* fuse_open_in's flags, as fuse_open_common() sends them */
+#define FUSE_BPF_OPEN_IN_FLAGS(file) \
+	((file)->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY))
+
 struct fuse_bpf_open {
 	struct fuse_bpf_req req;
 	struct fuse_open_in in;
@@ -1636,7 +1641,12 @@ static int fuse_bpf_open_step(struct fuse_bpf_req *req)
 	struct fuse_mount *fm = get_fuse_mount(req->inode);
 	struct fuse_file *ff;
 	struct file *lower;
+	int flags;
 
+	flags = fuse_bpf_open_flags(o->file, FUSE_BPF_OPEN_IN_FLAGS(o->file),
+				    o->in.flags);
+	if (flags < 0)
+		return flags;
 	ff = fuse_file_alloc(fm, false);
 	if (!ff)
 		return -ENOMEM;
@@ -1645,7 +1655,7 @@ static int fuse_bpf_open_step(struct fuse_bpf_req *req)
 		ff->cred = fuse_bpf_get_caller_creds(req->caller);
 	else
 		ff->cred = get_cred(current_cred());
-	lower = ff->cred ? fuse_bpf_open_backing(req->inode, o->file) :
+	lower = ff->cred ? fuse_bpf_open_backing(req->inode, o->file, flags) :
 			   ERR_PTR(-ENOMEM);
 	if (IS_ERR(lower)) {
 		if (ff->cred)
@@ -1660,10 +1670,6 @@ static int fuse_bpf_open_step(struct fuse_bpf_req *req)
 	return 0;
 }
 
-/*
- * The filters may fail an open; the flags are the VFS's (f_mode is set),
- * so a rewrite of in->flags does not change how the file is opened.
- */
 static int fuse_bpf_open_pre(struct fuse_bpf_req *req,
 			     const struct fuse_ops *ops)
 {
@@ -1744,8 +1750,9 @@ const struct fuse_bpf_op fuse_bpf_open_op = {
  * Opens the backing file (fuse_bpf_open_backing()) with the backing
  * credentials and gives @file a fuse_file holding it in ff->passthrough; a
  * regular file opened for writing keeps credentials acting for the opener
- * (fuse_bpf_get_caller_creds()).  The filters may fail the open, not
- * change its flags.
+ * (fuse_bpf_get_caller_creds()).  The filters may fail the open, and
+ * set or clear O_DIRECT, O_DSYNC and O_SYNC of the backing file
+ * (fuse_bpf_open_flags()).
  *
  * Return: true if FUSE-BPF served the open, its result in @err; false if
  * @inode has no backing inode, or its daemon_ops or a filter send @opcode
@@ -1756,7 +1763,7 @@ bool fuse_bpf_open_common(int *err, u32 opcode, struct inode *inode,
 {
 	struct fuse_bpf_open o = {
 		.req = FUSE_BPF_REQ(opcode, inode),
-		.in.flags = file->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY),
+		.in.flags = FUSE_BPF_OPEN_IN_FLAGS(file),
 		.file = file,
 	};
 

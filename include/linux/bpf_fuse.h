@@ -123,9 +123,11 @@ struct fuse_write_iter_out {
 
 /**
  * struct fuse_ops - a FUSE-BPF filter, a struct_ops type
- * @open_prefilter: FUSE_OPEN of a file; may fail it
+ * @open_prefilter: FUSE_OPEN of a file; may fail it, and set or clear
+ *	O_DIRECT, O_DSYNC and O_SYNC of the backing file
  * @open_postfilter: FUSE_OPEN, after the lower open; may fail it
- * @opendir_prefilter: FUSE_OPENDIR; may fail it
+ * @opendir_prefilter: FUSE_OPENDIR; may fail it, and change the flags
+ *	as open_prefilter
  * @opendir_postfilter: FUSE_OPENDIR, after the lower open; may fail it
  * @create_open_prefilter: FUSE_CREATE, an open() that creates a file; may
  *	rewrite the name and the permission bits of the mode
@@ -196,7 +198,9 @@ struct fuse_write_iter_out {
  * @getattr_prefilter: FUSE_GETATTR
  * @getattr_postfilter: FUSE_GETATTR; the caller gets the attributes it
  *	leaves, but for the file type, inode number and device numbers
- * @setattr_prefilter: FUSE_SETATTR; may fail it
+ * @setattr_prefilter: FUSE_SETATTR; may fail it, drop changes and give
+ *	them other values (the caller is judged on what it leaves), not add
+ *	one
  * @setattr_postfilter: FUSE_SETATTR, after the lower setattr; the out
  *	structure holds the lower inode's attributes
  * @statfs_prefilter: FUSE_STATFS
@@ -211,9 +215,12 @@ struct fuse_write_iter_out {
  * @readdir_postfilter: FUSE_READDIR; gets a chunk of the lower directory
  *	as struct fuse_dirent records, which it may drop, rename, add and
  *	reorder
- * @access_prefilter: FUSE_ACCESS, for access() and chdir()
+ * @access_prefilter: FUSE_ACCESS, for access() and chdir(); a mask it
+ *	rewrites is checked too, so it may deny, never grant
  * @access_postfilter: FUSE_ACCESS, after the permission check
- * @tmpfile_prefilter: FUSE_TMPFILE, an O_TMPFILE open; may fail it
+ * @tmpfile_prefilter: FUSE_TMPFILE, an O_TMPFILE open; may fail it,
+ *	rewrite the permission bits of the mode, and change the flags as
+ *	open_prefilter
  * @tmpfile_postfilter: FUSE_TMPFILE, after the lower tmpfile
  * @name: the name the filter registers under, which mounts choose it by
  *	(root_bpf=, FUSE_ENTRY_BPF): 1 to BPF_FUSE_NAME_MAX letters, digits,

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <linux/fuse.h>
@@ -52,6 +53,7 @@
 #define MNT		PT_MNT
 #define MNT2		PT_SCRATCH "/mnt2"
 #define LOWER_MB	32
+#define NOBODY		65534
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE	1	/* <linux/fs.h> */
@@ -1130,6 +1132,211 @@ TEST_F(filter, errno_pre_and_post)
 
 	EXPECT_EQ(EDOM, err_of(setxattr(MN("keep"), "user.fail", "x", 1, 0)));
 	EXPECT_EQ(1, getxattr(LO("keep"), "user.fail", buf, sizeof(buf)));
+
+	bpf_link__destroy(reg);
+	fuse_test_rewrite__destroy(skel);
+}
+
+/* nobody's chown of @path, which it owns, to itself */
+static int chown_to_self(void *path)
+{
+	return chown(path, NOBODY, -1) ? errno : 0;
+}
+
+/*
+ * A setattr prefilter's rewrite is the change made: values it changes
+ * reach the lower, a change it drops is not made, one it adds is refused;
+ * the caller is judged on the change as rewritten.
+ */
+TEST_F(filter, rewrite_setattr)
+{
+	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
+	struct timespec ts[2] = { { 4242, 0 }, { 0, UTIME_OMIT } };
+	struct bpf_link *reg;
+	struct stat l;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	ASSERT_EQ(0, pt_write_file(LO("f"), "0123456789", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("mine"), "", 0644));
+	ASSERT_EQ(0, chown(LO("mine"), NOBODY, NOBODY));
+	mount_view(_metadata, "rewrite");
+
+	/* mode 0751 is made 0700 */
+	EXPECT_EQ(0, chmod(MN("f"), 0751));
+	ASSERT_EQ(0, stat(LO("f"), &l));
+	EXPECT_EQ(0700, perms(&l));
+	/* a truncate the filter adds to a chmod: refused, nothing changed */
+	EXPECT_EQ(EPERM, err_of(chmod(MN("f"), 0713)));
+	ASSERT_EQ(0, stat(LO("f"), &l));
+	EXPECT_EQ(0700, perms(&l));
+	EXPECT_EQ(10, l.st_size);
+	/* a chmod the filter drops: not made */
+	EXPECT_EQ(0, chmod(MN("f"), 0715));
+	ASSERT_EQ(0, stat(LO("f"), &l));
+	EXPECT_EQ(0700, perms(&l));
+	/* a truncate to 7777 is one to 1111 */
+	EXPECT_EQ(0, truncate(MN("f"), 7777));
+	ASSERT_EQ(0, stat(LO("f"), &l));
+	EXPECT_EQ(1111, l.st_size);
+	/* an atime of 4242 is one of 2424 */
+	EXPECT_EQ(0, utimensat(AT_FDCWD, MN("f"), ts, 0));
+	ASSERT_EQ(0, stat(LO("f"), &l));
+	EXPECT_EQ(2424, (long)l.st_atime);
+	/* root's chown to nobody is one to root */
+	EXPECT_EQ(0, chown(MN("f"), NOBODY, -1));
+	ASSERT_EQ(0, stat(LO("f"), &l));
+	EXPECT_EQ(0, (long)l.st_uid);
+	/* nobody's chown of its file to itself, made one to root: refused */
+	EXPECT_EQ(EPERM, pt_as_user(NOBODY, chown_to_self, MN("mine")));
+	ASSERT_EQ(0, stat(LO("mine"), &l));
+	EXPECT_EQ(NOBODY, (long)l.st_uid);
+	/* without the filter, nobody may */
+	EXPECT_EQ(0, pt_as_user(NOBODY, chown_to_self, LO("mine")));
+
+	bpf_link__destroy(reg);
+	fuse_test_rewrite__destroy(skel);
+}
+
+/*
+ * An access prefilter that asks for more is checked for it (W_OK is
+ * checked as W_OK | X_OK); one that asks for less grants nothing the
+ * lower refused (R_OK | X_OK checked as R_OK).
+ */
+TEST_F(filter, rewrite_access)
+{
+	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
+	struct bpf_link *reg;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	ASSERT_EQ(0, pt_write_file(LO("rw"), "", 0644));
+	ASSERT_EQ(0, chmod(LO("rw"), 0666));
+	mount_view(_metadata, "rewrite");
+
+	EXPECT_EQ(0, access(LO("rw"), W_OK));
+	EXPECT_EQ(EACCES, err_of(access(MN("rw"), W_OK)));
+	EXPECT_EQ(0, access(MN("rw"), R_OK));
+	EXPECT_EQ(EACCES, err_of(access(LO("rw"), R_OK | X_OK)));
+	EXPECT_EQ(EACCES, err_of(access(MN("rw"), R_OK | X_OK)));
+
+	bpf_link__destroy(reg);
+	fuse_test_rewrite__destroy(skel);
+}
+
+/*
+ * open and O_TMPFILE prefilters: flags other than O_DIRECT, O_DSYNC and
+ * O_SYNC cannot be changed (the filter adds O_APPEND to an O_NONBLOCK |
+ * O_DSYNC open); an O_TMPFILE file's permission bits can.
+ */
+TEST_F(filter, rewrite_open_flags)
+{
+	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
+	struct bpf_link *reg;
+	struct stat st;
+	int fd;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	ASSERT_EQ(0, pt_write_file(LO("f"), "data", 0644));
+	mount_view(_metadata, "rewrite");
+
+	EXPECT_EQ(EPERM, err_fd(open(MN("f"), O_WRONLY | O_NONBLOCK | O_DSYNC)));
+	EXPECT_EQ(0, err_fd(open(MN("f"), O_WRONLY | O_DSYNC)));
+	EXPECT_EQ(EPERM, err_fd(open(MN("."), O_TMPFILE | O_RDWR | O_NONBLOCK |
+				     O_DSYNC, 0600)));
+
+	fd = open(MN("."), O_TMPFILE | O_RDWR, 0641);
+	ASSERT_LE(0, fd) TH_LOG("O_TMPFILE: %s", strerror(errno));
+	ASSERT_EQ(0, fstat(fd, &st));
+	EXPECT_EQ(0600, perms(&st));
+	close(fd);
+	fd = open(MN("."), O_TMPFILE | O_RDWR, 0640);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fstat(fd, &st));
+	EXPECT_EQ(0640, perms(&st));
+	close(fd);
+
+	bpf_link__destroy(reg);
+	fuse_test_rewrite__destroy(skel);
+}
+
+FIXTURE(filter_ext4) {
+	struct pt_env env;
+};
+
+FIXTURE_SETUP(filter_ext4)
+{
+	pt_env_lower(_metadata, &self->env, PT_EXT4, LOWER_MB);
+}
+
+FIXTURE_TEARDOWN(filter_ext4)
+{
+	pt_env_teardown(_metadata, &self->env);
+}
+
+#define DIO_SIZE	16384
+
+/*
+ * Whether the first page of @path is in the page cache after a 4 KiB
+ * read of @read_path opened with @flags, the cache of @path emptied first.
+ */
+static int cached_after_read(const char *path, const char *read_path,
+			     int flags)
+{
+	unsigned char vec[DIO_SIZE / 4096];
+	void *buf = NULL, *map;
+	int fd, ret = -1;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (fsync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		goto out;
+	map = mmap(NULL, DIO_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		goto out;
+	if (mincore(map, DIO_SIZE, vec) || (vec[0] & 1) ||
+	    posix_memalign(&buf, 4096, 4096))
+		goto unmap;
+	close(fd);
+	fd = open(read_path, flags);
+	if (fd < 0 || pread(fd, buf, 4096, 0) != 4096 ||
+	    ((char *)buf)[0] != 'd' || mincore(map, DIO_SIZE, vec))
+		goto unmap;
+	ret = vec[0] & 1;
+unmap:
+	munmap(map, DIO_SIZE);
+	free(buf);
+out:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/*
+ * An open prefilter's O_DIRECT reaches the backing file: a read of the
+ * lower through it leaves nothing in the lower's page cache (the filter
+ * adds O_DIRECT to an O_NONBLOCK open), where a buffered read does.
+ */
+TEST_F(filter_ext4, rewrite_open_direct)
+{
+	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
+	static char data[DIO_SIZE];
+	struct bpf_link *reg;
+	int fd;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	memset(data, 'd', sizeof(data));
+	fd = open(LO("f"), O_CREAT | O_WRONLY, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(DIO_SIZE, write(fd, data, DIO_SIZE));
+	close(fd);
+	mount_view(_metadata, "rewrite");
+
+	EXPECT_EQ(1, cached_after_read(LO("f"), MN("f"), O_RDONLY));
+	EXPECT_EQ(0, cached_after_read(LO("f"), MN("f"), O_RDONLY | O_NONBLOCK));
 
 	bpf_link__destroy(reg);
 	fuse_test_rewrite__destroy(skel);

@@ -133,6 +133,107 @@ uint32_t BPF_PROG(rw_lseek_post, const struct bpf_fuse_meta_info *meta,
 	return BPF_FUSE_CONTINUE;
 }
 
+/*
+ * setattr: each change is picked by a mode, size, owner or time only the
+ * tests use.  The kernel applies what is left, judging the caller on it.
+ */
+#define FATTR_MODE	0x001
+#define FATTR_UID	0x002
+#define FATTR_SIZE	0x008
+#define FATTR_ATIME	0x010
+#define FATTR_ATIME_NOW	0x080
+#define SETATTR_MODE_FROM	0751	/* given as 0700 */
+#define SETATTR_MODE_TO		0700
+#define SETATTR_MODE_ADD	0713	/* a truncate is added: refused */
+#define SETATTR_MODE_DROP	0715	/* the change is dropped */
+#define SETATTR_SIZE_FROM	7777	/* truncated to 1111 */
+#define SETATTR_SIZE_TO		1111
+#define SETATTR_UID_FROM	65534	/* chown to 65534 is a chown to 0 */
+#define SETATTR_ATIME_FROM	4242	/* an atime of 4242 is one of 2424 */
+#define SETATTR_ATIME_TO	2424
+
+SEC("struct_ops/setattr_prefilter")
+uint32_t BPF_PROG(rw_setattr_pre, const struct bpf_fuse_meta_info *meta,
+		  struct fuse_setattr_in *in)
+{
+	__u32 perm = in->mode & 07777;
+
+	if ((in->valid & FATTR_MODE) && perm == SETATTR_MODE_FROM)
+		in->mode = (in->mode & ~07777) | SETATTR_MODE_TO;
+	if ((in->valid & FATTR_MODE) && perm == SETATTR_MODE_ADD)
+		in->valid |= FATTR_SIZE;
+	if ((in->valid & FATTR_MODE) && perm == SETATTR_MODE_DROP)
+		in->valid &= ~FATTR_MODE;
+	if ((in->valid & FATTR_SIZE) && in->size == SETATTR_SIZE_FROM)
+		in->size = SETATTR_SIZE_TO;
+	if ((in->valid & FATTR_UID) && in->uid == SETATTR_UID_FROM)
+		in->uid = 0;
+	if ((in->valid & FATTR_ATIME) && !(in->valid & FATTR_ATIME_NOW) &&
+	    in->atime == SETATTR_ATIME_FROM)
+		in->atime = SETATTR_ATIME_TO;
+	return BPF_FUSE_CONTINUE;
+}
+
+/*
+ * access: W_OK is checked as W_OK | X_OK (denying a writable file that
+ * is not executable); R_OK | X_OK as R_OK, which must not grant X_OK.
+ */
+#define MAY_EXEC	1
+#define MAY_WRITE	2
+#define MAY_READ	4
+
+SEC("struct_ops/access_prefilter")
+uint32_t BPF_PROG(rw_access_pre, const struct bpf_fuse_meta_info *meta,
+		  struct fuse_access_in *in)
+{
+	if (in->mask == MAY_WRITE)
+		in->mask = MAY_WRITE | MAY_EXEC;
+	else if (in->mask == (MAY_READ | MAY_EXEC))
+		in->mask = MAY_READ;
+	return BPF_FUSE_CONTINUE;
+}
+
+/*
+ * open, opendir and O_TMPFILE: O_NONBLOCK (meaningless on regular files)
+ * asks for a backing file opened O_DIRECT; with O_DSYNC too, for one
+ * opened O_APPEND, which is refused.  An O_TMPFILE file asked with mode
+ * 0641 is made 0600.
+ */
+#define O_APPEND	00002000
+#define O_NONBLOCK	00004000
+#define O_DSYNC		00010000
+#define O_DIRECT	00040000
+#define TMPFILE_MODE_FROM	0641
+#define TMPFILE_MODE_TO		0600
+
+static __always_inline void rw_open_flags(__u32 *flags)
+{
+	if (!(*flags & O_NONBLOCK))
+		return;
+	if (*flags & O_DSYNC)
+		*flags |= O_APPEND;
+	else
+		*flags |= O_DIRECT;
+}
+
+SEC("struct_ops/open_prefilter")
+uint32_t BPF_PROG(rw_open_pre, const struct bpf_fuse_meta_info *meta,
+		  struct fuse_open_in *in)
+{
+	rw_open_flags(&in->flags);
+	return BPF_FUSE_CONTINUE;
+}
+
+SEC("struct_ops/tmpfile_prefilter")
+uint32_t BPF_PROG(rw_tmpfile_pre, const struct bpf_fuse_meta_info *meta,
+		  struct fuse_create_in *in)
+{
+	if ((in->mode & 07777) == TMPFILE_MODE_FROM)
+		in->mode = (in->mode & ~07777) | TMPFILE_MODE_TO;
+	rw_open_flags(&in->flags);
+	return BPF_FUSE_CONTINUE;
+}
+
 SEC(".struct_ops.link")
 struct fuse_ops rewrite_ops = {
 	.lookup_prefilter	= (void *)rw_lookup_pre,
@@ -143,6 +244,10 @@ struct fuse_ops rewrite_ops = {
 	.getxattr_postfilter	= (void *)rw_getxattr_post,
 	.getattr_postfilter	= (void *)rw_getattr_post,
 	.lseek_postfilter	= (void *)rw_lseek_post,
+	.setattr_prefilter	= (void *)rw_setattr_pre,
+	.access_prefilter	= (void *)rw_access_pre,
+	.open_prefilter		= (void *)rw_open_pre,
+	.tmpfile_prefilter	= (void *)rw_tmpfile_pre,
 	.name			= "rewrite",
 };
 
