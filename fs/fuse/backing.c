@@ -57,48 +57,6 @@ static const struct fuse_bpf_op *const fuse_bpf_ops[] = {
 };
 
 /**
- * fuse_bpf_arg_in() - append an input argument to an operation's arguments
- * @req: the request
- * @size: the argument's size in bytes
- * @value: the argument
- *
- * The arguments describe the operation as a FUSE request would carry it,
- * for the filters.  An argument past the last slot is dropped, with a
- * warning.
- */
-void fuse_bpf_arg_in(struct fuse_bpf_req *req, unsigned int size,
-		     const void *value)
-{
-	struct fuse_args *args = &req->args;
-
-	if (WARN_ON_ONCE(args->in_numargs >= ARRAY_SIZE(args->in_args)))
-		return;
-	args->in_args[args->in_numargs].size = size;
-	args->in_args[args->in_numargs++].value = value;
-}
-
-/**
- * fuse_bpf_arg_out() - append an output argument to an operation's arguments
- * @req: the request
- * @size: the argument's size in bytes
- * @value: where the argument is
- *
- * The arguments describe the operation as a FUSE reply would carry it,
- * for the filters.  An argument past the last slot is dropped, with a
- * warning.
- */
-void fuse_bpf_arg_out(struct fuse_bpf_req *req, unsigned int size,
-		      void *value)
-{
-	struct fuse_args *args = &req->args;
-
-	if (WARN_ON_ONCE(args->out_numargs >= ARRAY_SIZE(args->out_args)))
-		return;
-	args->out_args[args->out_numargs].size = size;
-	args->out_args[args->out_numargs++].value = value;
-}
-
-/**
  * fuse_bpf_arg_buf() - append a variable-length input argument
  * @req: the request
  * @buf: the buffer that holds it (fuse_bpf_buf_in())
@@ -354,7 +312,8 @@ int fuse_bpf_run(struct fuse_bpf_req *req)
 	if (!err && req->user_pre)
 		err = fuse_bpf_user_prefilter(req);
 	if (!err) {
-		fuse_bpf_inputs_done(req);
+		if (req->nbufs)
+			fuse_bpf_inputs_done(req);
 		err = fuse_bpf_backing(op, req);
 		if (req->user_post)
 			err = fuse_bpf_user_postfilter(req, err);
@@ -363,7 +322,8 @@ int fuse_bpf_run(struct fuse_bpf_req *req)
 	}
 	if (op->finish && err != FUSE_BPF_FALLBACK)
 		err = op->finish(req, err);
-	fuse_bpf_buffers_free(req);
+	if (req->nbufs)
+		fuse_bpf_buffers_free(req);
 	if (err == FUSE_BPF_FALLBACK)
 		err = fuse_bpf_fallback(req);
 	return err;
@@ -388,6 +348,7 @@ void fuse_bpf_copyattr(struct inode *inode)
 {
 	struct dentry *d = fuse_bpf_dentry_rcu(inode);
 	struct inode *lower = d ? d_inode_rcu(d) : NULL;
+	unsigned int nlink;
 
 	if (!lower)
 		return;
@@ -398,7 +359,9 @@ void fuse_bpf_copyattr(struct inode *inode)
 	inode_set_atime_to_ts(inode, inode_get_atime(lower));
 	inode_set_mtime_to_ts(inode, inode_get_mtime(lower));
 	inode_set_ctime_to_ts(inode, inode_get_ctime(lower));
-	set_nlink(inode, READ_ONCE(lower->i_nlink));
+	nlink = READ_ONCE(lower->i_nlink);
+	if (inode->i_nlink != nlink)
+		set_nlink(inode, nlink);
 	i_size_write(inode, i_size_read(lower));
 	inode->i_blocks = READ_ONCE(lower->i_blocks);
 	inode->i_blkbits = lower->i_blkbits;

@@ -275,10 +275,48 @@ static inline int fuse_bpf_no_prefilter(const void *postfilter)
 	return postfilter ? BPF_FUSE_POSTFILTER : BPF_FUSE_CONTINUE;
 }
 
-void fuse_bpf_arg_in(struct fuse_bpf_req *req, unsigned int size,
-		     const void *value);
-void fuse_bpf_arg_out(struct fuse_bpf_req *req, unsigned int size,
-		      void *value);
+/**
+ * fuse_bpf_arg_in() - append an input argument to an operation's arguments
+ * @req: the request
+ * @size: the argument's size in bytes
+ * @value: the argument
+ *
+ * The arguments describe the operation as a FUSE request would carry it,
+ * for the filters.  An argument past the last slot is dropped, with a
+ * warning.
+ */
+static inline void fuse_bpf_arg_in(struct fuse_bpf_req *req,
+				   unsigned int size, const void *value)
+{
+	struct fuse_args *args = &req->args;
+
+	if (WARN_ON_ONCE(args->in_numargs >= ARRAY_SIZE(args->in_args)))
+		return;
+	args->in_args[args->in_numargs].size = size;
+	args->in_args[args->in_numargs++].value = value;
+}
+
+/**
+ * fuse_bpf_arg_out() - append an output argument to an operation's arguments
+ * @req: the request
+ * @size: the argument's size in bytes
+ * @value: where the argument is
+ *
+ * The arguments describe the operation as a FUSE reply would carry it,
+ * for the filters.  An argument past the last slot is dropped, with a
+ * warning.
+ */
+static inline void fuse_bpf_arg_out(struct fuse_bpf_req *req,
+				    unsigned int size, void *value)
+{
+	struct fuse_args *args = &req->args;
+
+	if (WARN_ON_ONCE(args->out_numargs >= ARRAY_SIZE(args->out_args)))
+		return;
+	args->out_args[args->out_numargs].size = size;
+	args->out_args[args->out_numargs++].value = value;
+}
+
 void fuse_bpf_arg_buf(struct fuse_bpf_req *req, struct fuse_buffer *buf);
 void fuse_bpf_arg_out_buf(struct fuse_bpf_req *req, struct fuse_buffer *buf);
 const struct cred *fuse_bpf_override_creds(struct inode *inode);

@@ -125,6 +125,8 @@ const struct fuse_bpf_op fuse_bpf_flush_op = {
  * @id: the lock owner (the file table being closed)
  *
  * Drops @id's POSIX locks on the backing file, then calls its ->flush().
+ * Every close() flushes: with no filter to run and no ->flush() to call
+ * (tmpfs, ext4), that is all, as in ovl_flush().
  *
  * Return: true if FUSE-BPF served the operation, its result in @err;
  * false if @file is not served from a backing file, or a filter
@@ -133,7 +135,18 @@ const struct fuse_bpf_op fuse_bpf_flush_op = {
 bool fuse_bpf_flush(int *err, struct file *file, fl_owner_t id)
 {
 	struct fuse_bpf_flush fr = { .owner = id };
+	struct inode *inode = file_inode(file);
+	struct file *lower;
 
+	if (fuse_bpf_file_backed(file) && !fuse_bpf_node_ops(inode) &&
+	    !fuse_bpf_daemon_op(inode, FUSE_FLUSH)) {
+		lower = fuse_bpf_file(file);
+		if (!lower->f_op->flush) {
+			locks_remove_posix(lower, id);
+			*err = 0;
+			return true;
+		}
+	}
 	return fuse_bpf_file_run(err, FUSE_FLUSH, file, &fr.f);
 }
 
