@@ -552,23 +552,30 @@ ALLOW_ERROR_INJECTION(fuse_bpf_lookup_child, ERRNO);
 /**
  * fuse_bpf_open_flags() - the open flags the filters left
  * @file: the FUSE file being opened
+ * @mode: the mode of the node it opens (an O_TMPFILE file's has no inode
+ *	yet)
  * @asked: the flags of the open, as the VFS gave them
  * @flags: what the filters left in fuse_open_in or fuse_create_in
  *
  * @file is opened with @asked (its f_mode is set, and the caller was
  * checked for it): the filters may set or clear O_DIRECT, O_DSYNC and
- * O_SYNC, nothing else.  Those are changed on @file too, which the VFS
+ * O_SYNC of a regular file, nothing else.  Those are changed on @file too, which the VFS
  * checks when ->open returns, and which passthrough I/O carries to the
  * backing file (O_DIRECT): F_GETFL and later F_SETFL see them.
  *
  * Context: in ->open or ->tmpfile, before @file is opened.
  *
- * Return: the flags to open the backing file with, or -EPERM.
+ * Return: the flags to open the backing file with; -EPERM for another
+ * change, -EINVAL for one on a file that is not regular.
  */
-int fuse_bpf_open_flags(struct file *file, u32 asked, u32 flags)
+int fuse_bpf_open_flags(struct file *file, umode_t mode, u32 asked,
+			u32 flags)
 {
 	if ((asked ^ flags) & ~FUSE_BPF_OPEN_IO_FLAGS)
 		return -EPERM;
+	/* They mean nothing for a directory, which has no ->direct_IO */
+	if (asked != flags && !S_ISREG(mode))
+		return -EINVAL;
 	/* As build_open_flags(): O_SYNC is __O_SYNC | O_DSYNC */
 	if (flags & __O_SYNC)
 		flags |= O_DSYNC;
@@ -606,7 +613,8 @@ struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file,
 	err = inode_permission(&nop_mnt_idmap, lower, MAY_OPEN | acc_mode);
 	if (err)
 		return ERR_PTR(err);
-	if (!inode_owner_or_capable(&nop_mnt_idmap, lower))
+	if ((flags & O_NOATIME) &&
+	    !inode_owner_or_capable(&nop_mnt_idmap, lower))
 		flags &= ~O_NOATIME;
 	return backing_file_open(file, flags, fuse_bpf_path(inode),
 				 current_cred());

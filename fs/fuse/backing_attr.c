@@ -334,14 +334,23 @@ static int fuse_bpf_setattr_setup(struct fuse_bpf_req *req)
 		in->valid |= FATTR_ATIME_NOW;
 	if ((v & ATTR_MTIME) && !(v & ATTR_MTIME_SET))
 		in->valid |= FATTR_MTIME_NOW;
-	in->mode = attr->ia_mode;
-	in->uid = from_kuid(&init_user_ns, attr->ia_uid);
-	in->gid = from_kgid(&init_user_ns, attr->ia_gid);
-	in->size = attr->ia_size;
-	in->atime = attr->ia_atime.tv_sec;
-	in->atimensec = attr->ia_atime.tv_nsec;
-	in->mtime = attr->ia_mtime.tv_sec;
-	in->mtimensec = attr->ia_mtime.tv_nsec;
+	/* The VFS sets the fields of the changes it asks for, no others */
+	if (v & ATTR_MODE)
+		in->mode = attr->ia_mode;
+	if (v & ATTR_UID)
+		in->uid = from_kuid(&init_user_ns, attr->ia_uid);
+	if (v & ATTR_GID)
+		in->gid = from_kgid(&init_user_ns, attr->ia_gid);
+	if (v & ATTR_SIZE)
+		in->size = attr->ia_size;
+	if (v & ATTR_ATIME) {
+		in->atime = attr->ia_atime.tv_sec;
+		in->atimensec = attr->ia_atime.tv_nsec;
+	}
+	if (v & ATTR_MTIME) {
+		in->mtime = attr->ia_mtime.tv_sec;
+		in->mtimensec = attr->ia_mtime.tv_nsec;
+	}
 	s->asked = *in;
 	fuse_bpf_arg_in(req, sizeof(*in), in);
 	fuse_bpf_arg_out(req, sizeof(s->out), &s->out);
@@ -405,14 +414,20 @@ static int fuse_bpf_setattr_time(struct iattr *attr, u32 valid, u32 fattr,
  * values, not ask for a change the caller did not ask for (-EPERM).  The
  * caller is judged on the change as it is then (setattr_prepare() in
  * fuse_bpf_setattr_prepare()), so a rewrite grants nothing the lower
- * inode would refuse the caller.
+ * inode would refuse the caller: an owner or group must be one of the
+ * caller's user namespace, as chown() requires, and a time the filters
+ * made explicit is judged as one the caller gave, even in a truncate
+ * that kills set-id bits (ATTR_FORCE).
  *
  * Return: 0, or -EPERM, -EINVAL for a change that cannot be made.
  */
 static int fuse_bpf_setattr_rewrite(struct fuse_bpf_setattr *s)
 {
+	struct user_namespace *ns = s->req.caller->user_ns;
 	const struct fuse_setattr_in *in = &s->in;
 	struct iattr *attr = &s->attr;
+	unsigned int asked_set = attr->ia_valid &
+				 (ATTR_ATIME_SET | ATTR_MTIME_SET);
 	u32 valid = in->valid;
 	int err;
 
@@ -428,13 +443,13 @@ static int fuse_bpf_setattr_rewrite(struct fuse_bpf_setattr *s)
 	}
 	if (valid & FATTR_UID) {
 		attr->ia_uid = make_kuid(&init_user_ns, in->uid);
-		if (!uid_valid(attr->ia_uid))
+		if (!kuid_has_mapping(ns, attr->ia_uid))
 			return -EINVAL;
 		attr->ia_valid |= ATTR_UID;
 	}
 	if (valid & FATTR_GID) {
 		attr->ia_gid = make_kgid(&init_user_ns, in->gid);
-		if (!gid_valid(attr->ia_gid))
+		if (!kgid_has_mapping(ns, attr->ia_gid))
 			return -EINVAL;
 		attr->ia_valid |= ATTR_GID;
 	}
@@ -447,10 +462,14 @@ static int fuse_bpf_setattr_rewrite(struct fuse_bpf_setattr *s)
 	err = fuse_bpf_setattr_time(attr, valid, FATTR_ATIME, FATTR_ATIME_NOW,
 				    ATTR_ATIME, ATTR_ATIME_SET, &attr->ia_atime,
 				    in->atime, in->atimensec);
-	return err ?: fuse_bpf_setattr_time(attr, valid, FATTR_MTIME,
+	if (!err)
+		err = fuse_bpf_setattr_time(attr, valid, FATTR_MTIME,
 					    FATTR_MTIME_NOW, ATTR_MTIME,
 					    ATTR_MTIME_SET, &attr->ia_mtime,
 					    in->mtime, in->mtimensec);
+	if (attr->ia_valid & (ATTR_ATIME_SET | ATTR_MTIME_SET) & ~asked_set)
+		attr->ia_valid &= ~ATTR_FORCE;
+	return err;
 }
 
 static int fuse_bpf_setattr_backing(struct fuse_bpf_req *req)
@@ -458,29 +477,32 @@ static int fuse_bpf_setattr_backing(struct fuse_bpf_req *req)
 	struct fuse_bpf_setattr *s = container_of(req, typeof(*s), req);
 	struct dentry *lower = fuse_bpf_dentry(req->inode);
 	struct inode *linode = d_inode(lower);
+	struct iattr asked = s->attr;
+	bool none;
 	int err;
 
 	err = fuse_bpf_setattr_rewrite(s);
 	if (err)
 		return err;
-	/* The filters dropped every change the VFS asked for */
-	if ((s->asked.valid & FUSE_BPF_FATTR_CHANGES) &&
-	    !(s->attr.ia_valid & FUSE_BPF_ATTR_CHANGES))
-		goto out;
+	/*
+	 * The filters dropped every change the VFS asked for: the caller is
+	 * still judged on what it asked, and nothing is changed.
+	 */
+	none = (s->asked.valid & FUSE_BPF_FATTR_CHANGES) &&
+	       !(s->attr.ia_valid & FUSE_BPF_ATTR_CHANGES);
 	if (s->attr.ia_valid & ATTR_SIZE) {
 		err = get_write_access(linode);
 		if (err)
 			return err;
 	}
 	inode_lock(linode);
-	err = fuse_bpf_setattr_prepare(req, lower, &s->attr);
-	if (!err)
+	err = fuse_bpf_setattr_prepare(req, lower, none ? &asked : &s->attr);
+	if (!err && !none)
 		err = notify_change(fuse_bpf_idmap(req->inode), lower,
 				    &s->attr, NULL);
 	inode_unlock(linode);
 	if (s->attr.ia_valid & ATTR_SIZE)
 		put_write_access(linode);
-out:
 	if (!err && req->post)
 		fuse_bpf_fill_attr(linode, &s->out.attr);
 	return err;

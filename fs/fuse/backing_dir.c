@@ -1355,7 +1355,8 @@ static int fuse_bpf_tmpfile_backing(struct fuse_bpf_req *req)
 	struct file *lower;
 	int flags, err;
 
-	flags = fuse_bpf_open_flags(t->file, t->file->f_flags, t->in.flags);
+	flags = fuse_bpf_open_flags(t->file, S_IFREG, t->file->f_flags,
+				    t->in.flags);
 	if (flags < 0)
 		return flags;
 	err = fuse_bpf_create_creds(req, entry, mode, &entry->d_name);
@@ -1643,8 +1644,8 @@ static int fuse_bpf_open_step(struct fuse_bpf_req *req)
 	struct file *lower;
 	int flags;
 
-	flags = fuse_bpf_open_flags(o->file, FUSE_BPF_OPEN_IN_FLAGS(o->file),
-				    o->in.flags);
+	flags = fuse_bpf_open_flags(o->file, req->inode->i_mode,
+				    FUSE_BPF_OPEN_IN_FLAGS(o->file), o->in.flags);
 	if (flags < 0)
 		return flags;
 	ff = fuse_file_alloc(fm, false);

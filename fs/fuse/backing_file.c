@@ -125,8 +125,9 @@ const struct fuse_bpf_op fuse_bpf_flush_op = {
  * @id: the lock owner (the file table being closed)
  *
  * Drops @id's POSIX locks on the backing file, then calls its ->flush().
- * Every close() flushes: with no filter to run and no ->flush() to call
- * (tmpfs, ext4), that is all, as in ovl_flush().
+ * Every close() flushes: with no filter to run, no ->flush() to call and
+ * no ->lock() of the lower filesystem to ask (tmpfs, ext4), dropping the
+ * locks is all, as in ovl_flush().
  *
  * Return: true if FUSE-BPF served the operation, its result in @err;
  * false if @file is not served from a backing file, or a filter
@@ -141,7 +142,7 @@ bool fuse_bpf_flush(int *err, struct file *file, fl_owner_t id)
 	if (fuse_bpf_file_backed(file) && !fuse_bpf_node_ops(inode) &&
 	    !fuse_bpf_daemon_op(inode, FUSE_FLUSH)) {
 		lower = fuse_bpf_file(file);
-		if (!lower->f_op->flush) {
+		if (!lower->f_op->flush && !lower->f_op->lock) {
 			locks_remove_posix(lower, id);
 			*err = 0;
 			return true;

@@ -1143,6 +1143,40 @@ static int chown_to_self(void *path)
 	return chown(path, NOBODY, -1) ? errno : 0;
 }
 
+/* A chmod of @path the test filter drops */
+static int chmod_dropped(void *path)
+{
+	return chmod(path, 0715) ? errno : 0;
+}
+
+/* An ftruncate of @path the test filter gives an explicit mtime */
+static int ftruncate_mtime(void *path)
+{
+	int fd = open(path, O_WRONLY), ret;
+
+	if (fd < 0)
+		return 100 + errno;
+	ret = ftruncate(fd, 9999) ? errno : 0;
+	close(fd);
+	return ret;
+}
+
+struct userns_chown {
+	int userns;
+	const char *path;
+};
+
+/* As the root of a user namespace, chown a file to that root */
+static int chown_in_userns(void *arg)
+{
+	struct userns_chown *c = arg;
+
+	if (setns(c->userns, CLONE_NEWUSER) || setresgid(0, 0, 0) ||
+	    setresuid(0, 0, 0))
+		return 125;
+	return chown(c->path, 0, -1) ? errno : 0;
+}
+
 /*
  * A setattr prefilter's rewrite is the change made: values it changes
  * reach the lower, a change it drops is not made, one it adds is refused;
@@ -1152,6 +1186,7 @@ TEST_F(filter, rewrite_setattr)
 {
 	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
 	struct timespec ts[2] = { { 4242, 0 }, { 0, UTIME_OMIT } };
+	struct userns_chown ns = { .path = MN("mine") };
 	struct bpf_link *reg;
 	struct stat l;
 
@@ -1160,6 +1195,8 @@ TEST_F(filter, rewrite_setattr)
 	ASSERT_EQ(0, pt_write_file(LO("f"), "0123456789", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("mine"), "", 0644));
 	ASSERT_EQ(0, chown(LO("mine"), NOBODY, NOBODY));
+	ASSERT_EQ(0, pt_write_file(LO("suid"), "data", 0644));
+	ASSERT_EQ(0, chmod(LO("suid"), 04666));
 	mount_view(_metadata, "rewrite");
 
 	/* mode 0751 is made 0700 */
@@ -1194,6 +1231,37 @@ TEST_F(filter, rewrite_setattr)
 	/* without the filter, nobody may */
 	EXPECT_EQ(0, pt_as_user(NOBODY, chown_to_self, LO("mine")));
 
+	/* the root of a user namespace cannot give "mine" to the host's */
+	ns.userns = pt_userns_fd(NOBODY);
+	ASSERT_LE(0, ns.userns);
+	EXPECT_EQ(EINVAL, pt_as_user(0, chown_in_userns, &ns));
+	ASSERT_EQ(0, stat(LO("mine"), &l));
+	EXPECT_EQ(NOBODY, (long)l.st_uid);
+	close(ns.userns);
+
+	/* a change nobody may not make, dropped by the filter: refused */
+	EXPECT_EQ(EPERM, pt_as_user(NOBODY, chmod_dropped, MN("f")));
+	/*
+	 * A time the filter makes explicit is nobody's to give, also in an
+	 * ftruncate that kills the setuid bit of a file it may write.
+	 */
+	EXPECT_EQ(EPERM, pt_as_user(NOBODY, ftruncate_mtime, MN("suid")));
+	ASSERT_EQ(0, stat(LO("suid"), &l));
+	EXPECT_EQ(4, l.st_size);
+	EXPECT_NE(12345, (long)l.st_mtime);
+	EXPECT_EQ(04666, l.st_mode & 07777);
+
+	/* values the kernel cannot take: EINVAL, nothing changed */
+	EXPECT_EQ(EINVAL, err_of(chown(MN("f"), 4300, -1)));
+	EXPECT_EQ(EINVAL, err_of(truncate(MN("f"), 8888)));
+	ts[0].tv_sec = 4343;
+	EXPECT_EQ(EINVAL, err_of(utimensat(AT_FDCWD, MN("f"), ts, 0)));
+	ASSERT_EQ(0, stat(LO("f"), &l));
+	EXPECT_EQ(0700, perms(&l));
+	EXPECT_EQ(1111, l.st_size);
+	EXPECT_EQ(2424, (long)l.st_atime);
+	EXPECT_EQ(0, (long)l.st_uid);
+
 	bpf_link__destroy(reg);
 	fuse_test_rewrite__destroy(skel);
 }
@@ -1225,9 +1293,10 @@ TEST_F(filter, rewrite_access)
 }
 
 /*
- * open and O_TMPFILE prefilters: flags other than O_DIRECT, O_DSYNC and
- * O_SYNC cannot be changed (the filter adds O_APPEND to an O_NONBLOCK |
- * O_DSYNC open); an O_TMPFILE file's permission bits can.
+ * open, opendir and O_TMPFILE prefilters: flags other than O_DIRECT,
+ * O_DSYNC and O_SYNC cannot be changed (the filter adds O_APPEND to an
+ * O_NONBLOCK | O_DSYNC open), those only for regular files; an O_TMPFILE
+ * file's permission bits can.
  */
 TEST_F(filter, rewrite_open_flags)
 {
@@ -1245,6 +1314,20 @@ TEST_F(filter, rewrite_open_flags)
 	EXPECT_EQ(0, err_fd(open(MN("f"), O_WRONLY | O_DSYNC)));
 	EXPECT_EQ(EPERM, err_fd(open(MN("."), O_TMPFILE | O_RDWR | O_NONBLOCK |
 				     O_DSYNC, 0600)));
+
+	/* O_DIRECT the filter adds: the file has it, as if asked */
+	fd = open(MN("f"), O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(O_DIRECT, fcntl(fd, F_GETFL) & O_DIRECT);
+	close(fd);
+	fd = open(MN("."), O_TMPFILE | O_RDWR | O_NONBLOCK, 0600);
+	ASSERT_LE(0, fd) TH_LOG("O_TMPFILE | O_NONBLOCK: %s", strerror(errno));
+	EXPECT_EQ(O_DIRECT, fcntl(fd, F_GETFL) & O_DIRECT);
+	close(fd);
+	/* I/O flags of a directory, which has no I/O: EINVAL */
+	EXPECT_EQ(EINVAL, err_fd(open(MN("."), O_RDONLY | O_DIRECTORY |
+					     O_DSYNC)));
+	EXPECT_EQ(0, err_fd(open(MN("."), O_RDONLY | O_DIRECTORY)));
 
 	fd = open(MN("."), O_TMPFILE | O_RDWR, 0641);
 	ASSERT_LE(0, fd) TH_LOG("O_TMPFILE: %s", strerror(errno));

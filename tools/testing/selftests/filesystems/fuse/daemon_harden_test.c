@@ -448,60 +448,6 @@ TEST_F(harden, root_dir_on_mounted_connection)
 	EXPECT_EQ(0, close(devfd));
 }
 
-static int write_map(pid_t pid, const char *map)
-{
-	char path[64], line[32];
-	int fd, len, ret = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", pid, map);
-	len = snprintf(line, sizeof(line), "0 %d 1\n", IDMAP_UID);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (write(fd, line, len) != len)
-		ret = -1;
-	close(fd);
-	return ret;
-}
-
-/* An fd of a user namespace mapping 0 to IDMAP_UID, or -1 */
-static int userns_fd(void)
-{
-	int ready[2], hold[2], fd = -1;
-	char path[64], c;
-	pid_t pid;
-
-	if (pipe2(ready, O_CLOEXEC))
-		return -1;
-	if (pipe2(hold, O_CLOEXEC)) {
-		close(ready[0]);
-		close(ready[1]);
-		return -1;
-	}
-	pid = fork();
-	if (!pid) {
-		/* Holds the namespace until the parent has an fd of it */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		close(ready[0]);
-		close(hold[1]);
-		if (unshare(CLONE_NEWUSER) || write(ready[1], "1", 1) != 1)
-			_exit(1);
-		_exit(read(hold[0], &c, 1) < 0);
-	}
-	close(ready[1]);
-	close(hold[0]);
-	if (pid > 0 && read(ready[0], &c, 1) == 1 &&
-	    !write_map(pid, "uid_map") && !write_map(pid, "gid_map")) {
-		snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	close(ready[0]);
-	close(hold[1]);
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-	return fd;
-}
-
 /* Makes an idmapped clone of the mount at @mnt: 0 or -errno */
 static int idmap_clone(const char *mnt, int userns)
 {
@@ -528,7 +474,7 @@ TEST_F(harden, noidmap_despite_allow_idmap)
 	struct fuse_daemon *plain, *backed;
 	int userns, ret;
 
-	userns = userns_fd();
+	userns = pt_userns_fd(IDMAP_UID);
 	ASSERT_LE(0, userns) {
 		TH_LOG("user namespace: %s", strerror(errno));
 	}

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -395,6 +397,62 @@ static inline int pt_as_user(uid_t id, int (*fn)(void *), void *arg)
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 126;
+}
+
+/* Write the map "0 @outside 1" of the user namespace of @pid */
+static inline int pt_write_map(pid_t pid, const char *map, uid_t outside)
+{
+	char path[64], line[32];
+	int fd, len, ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, map);
+	len = snprintf(line, sizeof(line), "0 %d 1\n", outside);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (write(fd, line, len) != len)
+		ret = -1;
+	close(fd);
+	return ret;
+}
+
+/* An fd of a user namespace mapping its ids 0 to @outside, or -1 */
+static inline int pt_userns_fd(uid_t outside)
+{
+	int ready[2], hold[2], fd = -1;
+	char path[64], c;
+	pid_t pid;
+
+	if (pipe2(ready, O_CLOEXEC))
+		return -1;
+	if (pipe2(hold, O_CLOEXEC)) {
+		close(ready[0]);
+		close(ready[1]);
+		return -1;
+	}
+	pid = fork();
+	if (!pid) {
+		/* Holds the namespace until the parent has an fd of it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(ready[0]);
+		close(hold[1]);
+		if (unshare(CLONE_NEWUSER) || write(ready[1], "1", 1) != 1)
+			_exit(1);
+		_exit(read(hold[0], &c, 1) < 0);
+	}
+	close(ready[1]);
+	close(hold[0]);
+	if (pid > 0 && read(ready[0], &c, 1) == 1 &&
+	    !pt_write_map(pid, "uid_map", outside) &&
+	    !pt_write_map(pid, "gid_map", outside)) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	close(ready[0]);
+	close(hold[1]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return fd;
 }
 
 /*

@@ -141,7 +141,9 @@ uint32_t BPF_PROG(rw_lseek_post, const struct bpf_fuse_meta_info *meta,
 #define FATTR_UID	0x002
 #define FATTR_SIZE	0x008
 #define FATTR_ATIME	0x010
+#define FATTR_MTIME	0x020
 #define FATTR_ATIME_NOW	0x080
+#define FATTR_MTIME_NOW	0x100
 #define SETATTR_MODE_FROM	0751	/* given as 0700 */
 #define SETATTR_MODE_TO		0700
 #define SETATTR_MODE_ADD	0713	/* a truncate is added: refused */
@@ -151,6 +153,12 @@ uint32_t BPF_PROG(rw_lseek_post, const struct bpf_fuse_meta_info *meta,
 #define SETATTR_UID_FROM	65534	/* chown to 65534 is a chown to 0 */
 #define SETATTR_ATIME_FROM	4242	/* an atime of 4242 is one of 2424 */
 #define SETATTR_ATIME_TO	2424
+#define SETATTR_SIZE_MTIME	9999	/* with an explicit mtime, 12345 */
+#define SETATTR_MTIME_TO	12345
+/* Values the kernel refuses (EINVAL) */
+#define SETATTR_UID_BAD		4300	/* no such uid */
+#define SETATTR_SIZE_BAD	8888	/* a negative size */
+#define SETATTR_ATIME_BAD	4343	/* a nanosecond count past a second */
 
 SEC("struct_ops/setattr_prefilter")
 uint32_t BPF_PROG(rw_setattr_pre, const struct bpf_fuse_meta_info *meta,
@@ -171,6 +179,18 @@ uint32_t BPF_PROG(rw_setattr_pre, const struct bpf_fuse_meta_info *meta,
 	if ((in->valid & FATTR_ATIME) && !(in->valid & FATTR_ATIME_NOW) &&
 	    in->atime == SETATTR_ATIME_FROM)
 		in->atime = SETATTR_ATIME_TO;
+	if ((in->valid & FATTR_SIZE) && in->size == SETATTR_SIZE_MTIME &&
+	    (in->valid & FATTR_MTIME_NOW)) {
+		in->valid &= ~FATTR_MTIME_NOW;
+		in->mtime = SETATTR_MTIME_TO;
+	}
+	if ((in->valid & FATTR_UID) && in->uid == SETATTR_UID_BAD)
+		in->uid = -1;
+	if ((in->valid & FATTR_SIZE) && in->size == SETATTR_SIZE_BAD)
+		in->size = -1;
+	if ((in->valid & FATTR_ATIME) && !(in->valid & FATTR_ATIME_NOW) &&
+	    in->atime == SETATTR_ATIME_BAD)
+		in->atimensec = 2000000000;
 	return BPF_FUSE_CONTINUE;
 }
 
@@ -194,10 +214,10 @@ uint32_t BPF_PROG(rw_access_pre, const struct bpf_fuse_meta_info *meta,
 }
 
 /*
- * open, opendir and O_TMPFILE: O_NONBLOCK (meaningless on regular files)
- * asks for a backing file opened O_DIRECT; with O_DSYNC too, for one
- * opened O_APPEND, which is refused.  An O_TMPFILE file asked with mode
- * 0641 is made 0600.
+ * open and O_TMPFILE: O_NONBLOCK (meaningless on regular files) asks for a
+ * backing file opened O_DIRECT; with O_DSYNC too, for one opened
+ * O_APPEND, which is refused.  An O_TMPFILE file asked with mode 0641 is
+ * made 0600.  opendir: O_DSYNC is dropped, which is refused.
  */
 #define O_APPEND	00002000
 #define O_NONBLOCK	00004000
@@ -224,6 +244,14 @@ uint32_t BPF_PROG(rw_open_pre, const struct bpf_fuse_meta_info *meta,
 	return BPF_FUSE_CONTINUE;
 }
 
+SEC("struct_ops/opendir_prefilter")
+uint32_t BPF_PROG(rw_opendir_pre, const struct bpf_fuse_meta_info *meta,
+		  struct fuse_open_in *in)
+{
+	in->flags &= ~O_DSYNC;
+	return BPF_FUSE_CONTINUE;
+}
+
 SEC("struct_ops/tmpfile_prefilter")
 uint32_t BPF_PROG(rw_tmpfile_pre, const struct bpf_fuse_meta_info *meta,
 		  struct fuse_create_in *in)
@@ -247,6 +275,7 @@ struct fuse_ops rewrite_ops = {
 	.setattr_prefilter	= (void *)rw_setattr_pre,
 	.access_prefilter	= (void *)rw_access_pre,
 	.open_prefilter		= (void *)rw_open_pre,
+	.opendir_prefilter	= (void *)rw_opendir_pre,
 	.tmpfile_prefilter	= (void *)rw_tmpfile_pre,
 	.name			= "rewrite",
 };
