@@ -264,6 +264,20 @@ for fs in $FSLIST; do
 done
 log "workloads done in $(( $(date +%s) - start ))s"
 
+# The phases below switch tracepoints and ftrace on and off, which patches
+# kernel text (int3 first, then the new bytes).  Under TCG a second vCPU
+# can still run the int3 once the patch is over: "Oops: int3" in whatever
+# function was patched (__schedule, twice in 2026-12), killing the run.
+# Nothing is timed from here on, so the other CPUs go offline.
+cpus_online() { # 0|1: every CPU but the first
+	local f
+	for f in /sys/devices/system/cpu/cpu[1-9]*/online; do
+		[ -w "$f" ] && { echo "$1" > "$f" || true; }
+	done
+	log "CPUs online: $(cat /sys/devices/system/cpu/online)"
+}
+cpus_online 0
+
 # ---- heap allocations per operation -------------------------------------------
 # kmem:kmalloc and kmem:kmem_cache_alloc counted by call site with a hist
 # trigger, only for fsbench's timed pass (it writes its pid into
@@ -371,6 +385,7 @@ if [ "$PROFILE" = 1 ] && command -v perf >/dev/null; then
 	done
 	fs_down tmpfs
 fi
+cpus_online 1
 log "done in $(( $(date +%s) - start ))s"
 if [ -s "$out/failed.tsv" ]; then
 	log "$(wc -l < "$out/failed.tsv") failures (failed.tsv)"
