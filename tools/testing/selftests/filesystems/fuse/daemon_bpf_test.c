@@ -571,27 +571,6 @@ static ssize_t read_fd(int fd, char *buf, size_t size)
 	return n < 0 ? -errno : n;
 }
 
-/* @path holds exactly @data */
-#define EXPECT_FILE(data, path) do { \
-	const char *__data = (data), *__path = (path); \
-	char __buf[128]; \
-	ssize_t __n = pt_read_file(__path, __buf, sizeof(__buf)); \
-	EXPECT_EQ((ssize_t)strlen(__data), __n) \
-		TH_LOG("reading %s: %s", __path, \
-		       __n < 0 ? strerror(-__n) : __buf); \
-	EXPECT_STREQ(__data, __buf); \
-} while (0)
-
-/* The names in @dir but "." and "..", sorted, one space after each */
-#define EXPECT_NAMES(names, dir) do { \
-	const char *__dir = (dir); \
-	char __buf[256]; \
-	int __n = pt_dir_names(__dir, __buf, sizeof(__buf)); \
-	EXPECT_LE(0, __n) \
-		TH_LOG("listing %s: %s", __dir, strerror(errno)); \
-	EXPECT_STREQ(names, __buf); \
-} while (0)
-
 /* Creates @path with @data through the mount */
 static int create_file(const char *path, const char *data)
 {
@@ -1787,28 +1766,6 @@ TEST_F(entry, racing_excl_creates_one_winner)
 		TH_LOG("the daemon saw requests for the creates");
 }
 
-/* Aborts the FUSE connection of the mount at @mnt through fusectl */
-static int abort_conn(const char *mnt)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	int fd, ret;
-
-	if (stat(mnt, &st))
-		return -errno;
-	if (mount("fusectl", "/sys/fs/fuse/connections", "fusectl", 0, NULL) &&
-	    errno != EBUSY)
-		return -errno;
-	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort",
-		 minor(st.st_dev));
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, "1", 1) == 1 ? 0 : -errno;
-	close(fd);
-	return ret;
-}
-
 /*
  * The connection aborted (the daemon's death, or fusectl's abort) while a
  * lookup waits for the daemon's reply: the lookup ends with ECONNABORTED
@@ -1838,7 +1795,7 @@ TEST_F(entry, abort_backed_nodes_go_on)
 	if (!pid)
 		_exit(stat(IN_MNT("b"), &st) ? errno : 0);
 	usleep(300 * 1000);
-	ASSERT_EQ(0, abort_conn(self->mnt));
+	ASSERT_EQ(0, pt_abort_conn(self->mnt));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(ECONNABORTED, WEXITSTATUS(status));

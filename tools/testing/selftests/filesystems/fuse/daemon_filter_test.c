@@ -834,49 +834,6 @@ static int wait_exit(pid_t pid, unsigned int ms, int *status)
 	return 0;
 }
 
-/* Aborts the FUSE connection of the mount at @mnt through fusectl */
-static int abort_conn(const char *mnt)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	int fd, ret;
-
-	if (stat(mnt, &st))
-		return -errno;
-	if (mount("fusectl", "/sys/fs/fuse/connections", "fusectl", 0, NULL) &&
-	    errno != EBUSY)
-		return -errno;
-	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort",
-		 minor(st.st_dev));
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, "1", 1) == 1 ? 0 : -errno;
-	close(fd);
-	return ret;
-}
-
-/* @path holds exactly @data */
-#define EXPECT_FILE(data, path) do { \
-	const char *__data = (data), *__path = (path); \
-	char __buf[128]; \
-	ssize_t __n = pt_read_file(__path, __buf, sizeof(__buf)); \
-	EXPECT_EQ((ssize_t)strlen(__data), __n) \
-		TH_LOG("reading %s: %s", __path, \
-		       __n < 0 ? strerror(-__n) : __buf); \
-	EXPECT_STREQ(__data, __buf); \
-} while (0)
-
-/* The names in @dir but "." and "..", sorted, one space after each */
-#define EXPECT_NAMES(names, dir) do { \
-	const char *__dir = (dir); \
-	char __buf[256]; \
-	int __n = pt_dir_names(__dir, __buf, sizeof(__buf)); \
-	EXPECT_LE(0, __n) \
-		TH_LOG("listing %s: %s", __dir, strerror(errno)); \
-	EXPECT_STREQ(names, __buf); \
-} while (0)
-
 /* The daemon answered the request @w saw, and the kernel took it */
 #define EXPECT_TAKEN(w) do { \
 	const struct seen *__w = (w); \
@@ -2017,7 +1974,7 @@ TEST_F_TIMEOUT(ufilter, abort_mid_filter, 60)
 		_exit(stat(MN("upre_hang"), &st) ? errno : 0);
 	EXPECT_TRUE(wait_hung(self->s))
 		TH_LOG("the daemon got no LOOKUP | FUSE_PREFILTER of upre_hang");
-	ASSERT_EQ(0, abort_conn(PT_MNT))
+	ASSERT_EQ(0, pt_abort_conn(PT_MNT))
 		TH_LOG("aborting the connection: %s", strerror(errno));
 	ASSERT_EQ(0, wait_exit(pid, WAIT_MS, &status))
 		TH_LOG("the caller still waited after the abort");

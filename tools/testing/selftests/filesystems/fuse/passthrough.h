@@ -28,6 +28,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <grp.h>
@@ -455,6 +456,28 @@ static inline int pt_userns_fd(uid_t outside)
 	return fd;
 }
 
+/* Aborts the FUSE connection of the mount at @mnt through fusectl */
+static inline int pt_abort_conn(const char *mnt)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd, ret;
+
+	if (stat(mnt, &st))
+		return -errno;
+	if (mount("fusectl", "/sys/fs/fuse/connections", "fusectl", 0, NULL) &&
+	    errno != EBUSY)
+		return -errno;
+	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort",
+		 minor(st.st_dev));
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, "1", 1) == 1 ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
 /*
  * PT_FAKE=1 in the environment bind mounts the lower instead of mounting
  * FUSE-BPF: a check of the tests themselves on a kernel without FUSE-BPF,
@@ -662,5 +685,26 @@ static inline unsigned long long pt_env_num(const char *name,
 
 	return v && *v ? strtoull(v, NULL, 0) : def;
 }
+
+/* @path holds exactly @data */
+#define EXPECT_FILE(data, path) do { \
+	const char *__data = (data), *__path = (path); \
+	char __buf[128]; \
+	ssize_t __n = pt_read_file(__path, __buf, sizeof(__buf)); \
+	EXPECT_EQ((ssize_t)strlen(__data), __n) \
+		TH_LOG("reading %s: %s", __path, \
+		       __n < 0 ? strerror(-__n) : __buf); \
+	EXPECT_STREQ(__data, __buf); \
+} while (0)
+
+/* The names in @dir but "." and "..", sorted, one space after each */
+#define EXPECT_NAMES(names, dir) do { \
+	const char *__dir = (dir); \
+	char __buf[256]; \
+	int __n = pt_dir_names(__dir, __buf, sizeof(__buf)); \
+	EXPECT_LE(0, __n) \
+		TH_LOG("listing %s: %s", __dir, strerror(errno)); \
+	EXPECT_STREQ(names, __buf); \
+} while (0)
 
 #endif /* FUSE_SELFTEST_PASSTHROUGH_H */
