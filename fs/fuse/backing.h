@@ -221,7 +221,8 @@ static inline bool fuse_bpf_result(int *err, int ret)
  *	FUSE_BPF_AS_CALLER: takes space on the lower filesystem for the
  *	caller (fuse_bpf_get_caller_creds(); creates do so in their backing
  *	step, with fuse_bpf_create_creds()); FUSE_BPF_CALLER_CREDS: runs
- *	with the caller's credentials (file I/O, which brings its own)
+ *	with the caller's credentials (file I/O, which brings its own, and
+ *	access, which checks the caller)
  *
  * The BPF prefilter runs between @setup and @backing, the postfilter
  * between @backing and @finish.
