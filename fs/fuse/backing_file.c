@@ -34,6 +34,35 @@ bool fuse_bpf_open(int *err, struct inode *inode, struct file *file)
 	return fuse_bpf_open_common(err, FUSE_OPEN, inode, file);
 }
 
+/**
+ * fuse_bpf_release() - Release a file whose open FUSE-BPF served
+ * @file: the FUSE file, its last reference gone
+ *
+ * fuse_bpf_open_common() made its fuse_file: no release request for the
+ * daemon (no ff->args), never on the inode's write files nor among the
+ * connection's polled files (poll asks the backing file).  Releasing it
+ * is putting the backing file and credentials, then the fuse_file with
+ * its last reference, what fuse_file_release() would do after taking two
+ * spinlocks and waking poll waiters there are none of.  Flock and POSIX
+ * locks went with the backing file's.
+ *
+ * Return: true if @file was released; false for any other file, which
+ * fuse_file_release() releases.
+ */
+bool fuse_bpf_release(struct file *file)
+{
+	struct fuse_file *ff = file->private_data;
+
+	if (!ff || ff->args || !ff->passthrough ||
+	    !RB_EMPTY_NODE(&ff->polled_node) || !list_empty(&ff->write_entry) ||
+	    !fuse_bpf_backed(file_inode(file)))
+		return false;
+	fuse_passthrough_release(ff, NULL);
+	if (refcount_dec_and_test(&ff->count))
+		fuse_file_free(ff);
+	return true;
+}
+
 /*
  * A request on one open file of a backed node.  Each operation's own
  * request embeds it, with the operation's arguments as FUSE sends them.
