@@ -419,6 +419,7 @@ bool fuse_bpf_readdir(int *err, struct file *file, struct dir_context *ctx);
 /* backing_file.c: open files */
 bool fuse_bpf_open(int *err, struct inode *inode, struct file *file);
 bool fuse_bpf_release(struct file *file);
+int fuse_bpf_fadvise(struct file *file, loff_t offset, loff_t len, int advice);
 bool fuse_bpf_flush(int *err, struct file *file, fl_owner_t id);
 bool fuse_bpf_fsync(int *err, struct file *file, loff_t start, loff_t end,
 		    int datasync);
@@ -516,6 +517,7 @@ static inline void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags) {}
 #define fuse_bpf_readdir(...)		false
 #define fuse_bpf_open(...)		false
 #define fuse_bpf_release(...)		false
+#define fuse_bpf_fadvise		generic_fadvise
 #define fuse_bpf_flush(...)		false
 #define fuse_bpf_fsync(...)		false
 #define fuse_bpf_llseek(...)		false

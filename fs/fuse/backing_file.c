@@ -63,6 +63,34 @@ bool fuse_bpf_release(struct file *file)
 	return true;
 }
 
+/**
+ * fuse_bpf_fadvise() - fadvise() and readahead() of a FUSE file
+ * @file: the FUSE file
+ * @offset: the start of the range
+ * @len: its length, 0 for the rest of the file
+ * @advice: POSIX_FADV_*
+ *
+ * A file served from a backing file reads from the backing file's page
+ * cache: the advice is for it, as in ovl_fadvise(), given with the
+ * backing credentials.  It is no FUSE operation, so no filter sees it.
+ * Any other file is advised as before (generic_fadvise(), which reads
+ * ahead through FUSE_READ).
+ *
+ * Return: 0 or an errno, as vfs_fadvise().
+ */
+int fuse_bpf_fadvise(struct file *file, loff_t offset, loff_t len, int advice)
+{
+	const struct cred *old;
+	int err;
+
+	if (!fuse_bpf_file_backed(file))
+		return generic_fadvise(file, offset, len, advice);
+	old = fuse_bpf_override_creds(file_inode(file));
+	err = vfs_fadvise(fuse_bpf_file(file), offset, len, advice);
+	revert_creds(old);
+	return err;
+}
+
 /*
  * A request on one open file of a backed node.  Each operation's own
  * request embeds it, with the operation's arguments as FUSE sends them.

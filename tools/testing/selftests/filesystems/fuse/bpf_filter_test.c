@@ -1425,6 +1425,46 @@ TEST_F(filter_ext4, rewrite_open_direct)
 	fuse_test_rewrite__destroy(skel);
 }
 
+/*
+ * posix_fadvise(WILLNEED) (and readahead(2)) on a backed file reads ahead
+ * into the backing file's page cache, which its reads use; there is no
+ * daemon to read ahead through.
+ */
+TEST_F(filter_ext4, fadvise_reaches_backing)
+{
+	static char data[DIO_SIZE];
+	unsigned char vec[DIO_SIZE / 4096];
+	int fd, lfd, i;
+	void *map;
+
+	memset(data, 'd', sizeof(data));
+	lfd = open(LO("f"), O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, lfd);
+	ASSERT_EQ(DIO_SIZE, write(lfd, data, DIO_SIZE));
+	ASSERT_EQ(0, fsync(lfd));
+	ASSERT_EQ(0, posix_fadvise(lfd, 0, 0, POSIX_FADV_DONTNEED));
+	map = mmap(NULL, DIO_SIZE, PROT_READ, MAP_SHARED, lfd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, mincore(map, DIO_SIZE, vec));
+	ASSERT_EQ(0, vec[0] & 1);
+	ASSERT_EQ(0, pt_mount(LOWER, MNT, NULL));
+
+	fd = open(MN("f"), O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, posix_fadvise(fd, 0, DIO_SIZE, POSIX_FADV_WILLNEED));
+	/* The read-ahead is asynchronous: up to 2 s for the first page */
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(0, mincore(map, DIO_SIZE, vec));
+		if (vec[0] & 1)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(1, vec[0] & 1);
+	close(fd);
+	munmap(map, DIO_SIZE);
+	close(lfd);
+}
+
 /* ------------------------------------------------------------------ */
 /* What else a filter returns, and filters of one side only             */
 /* ------------------------------------------------------------------ */
