@@ -559,9 +559,10 @@ ALLOW_ERROR_INJECTION(fuse_bpf_lookup_child, ERRNO);
  *
  * @file is opened with @asked (its f_mode is set, and the caller was
  * checked for it): the filters may set or clear O_DIRECT, O_DSYNC and
- * O_SYNC of a regular file, nothing else.  Those are changed on @file too, which the VFS
- * checks when ->open returns, and which passthrough I/O carries to the
- * backing file (O_DIRECT): F_GETFL and later F_SETFL see them.
+ * O_SYNC of a regular file, nothing else.  Those are changed on @file
+ * too, which the VFS checks when ->open returns, and which passthrough
+ * I/O carries to the backing file (O_DIRECT): F_GETFL and later F_SETFL
+ * see them.
  *
  * Context: in ->open or ->tmpfile, before @file is opened.
  *

@@ -175,6 +175,33 @@ const struct fuse_bpf_op fuse_bpf_flush_op = {
 	.postfilter = fuse_bpf_flush_post,
 };
 
+/*
+ * Every close() flushes: with no filter to run, no daemon to ask, no
+ * ->flush() to call and no ->lock() of the lower filesystem to ask (tmpfs,
+ * ext4), dropping the locks is all, as in ovl_flush().
+ */
+static bool fuse_bpf_flush_locks_only(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	struct file *lower = fuse_bpf_file(file);
+
+	return !fuse_bpf_node_ops(inode) &&
+	       !fuse_bpf_daemon_op(inode, FUSE_FLUSH) &&
+	       !lower->f_op->flush && !lower->f_op->lock;
+}
+
+/*
+ * Out of line: the request (zeroed on entry where the kernel initialises
+ * its stack, INIT_STACK_ALL_ZERO) is made only when it is sent.
+ */
+static noinline bool fuse_bpf_flush_run(int *err, struct file *file,
+					fl_owner_t id)
+{
+	struct fuse_bpf_flush fr = { .owner = id };
+
+	return fuse_bpf_file_run(err, FUSE_FLUSH, file, &fr.f);
+}
+
 /**
  * fuse_bpf_flush() - Flush an open file of a backed node
  * @err: where the result goes: 0 or an errno
@@ -182,9 +209,8 @@ const struct fuse_bpf_op fuse_bpf_flush_op = {
  * @id: the lock owner (the file table being closed)
  *
  * Drops @id's POSIX locks on the backing file, then calls its ->flush().
- * Every close() flushes: with no filter to run, no ->flush() to call and
- * no ->lock() of the lower filesystem to ask (tmpfs, ext4), dropping the
- * locks is all, as in ovl_flush().
+ * Without a filter, a daemon or a ->flush() to run, the request is not
+ * even set up (fuse_bpf_flush_locks_only()).
  *
  * Return: true if FUSE-BPF served the operation, its result in @err;
  * false if @file is not served from a backing file, or a filter
@@ -192,20 +218,14 @@ const struct fuse_bpf_op fuse_bpf_flush_op = {
  */
 bool fuse_bpf_flush(int *err, struct file *file, fl_owner_t id)
 {
-	struct fuse_bpf_flush fr = { .owner = id };
-	struct inode *inode = file_inode(file);
-	struct file *lower;
-
-	if (fuse_bpf_file_backed(file) && !fuse_bpf_node_ops(inode) &&
-	    !fuse_bpf_daemon_op(inode, FUSE_FLUSH)) {
-		lower = fuse_bpf_file(file);
-		if (!lower->f_op->flush && !lower->f_op->lock) {
-			locks_remove_posix(lower, id);
-			*err = 0;
-			return true;
-		}
+	if (!fuse_bpf_file_backed(file))
+		return false;
+	if (fuse_bpf_flush_locks_only(file)) {
+		locks_remove_posix(fuse_bpf_file(file), id);
+		*err = 0;
+		return true;
 	}
-	return fuse_bpf_file_run(err, FUSE_FLUSH, file, &fr.f);
+	return fuse_bpf_flush_run(err, file, id);
 }
 
 /* fsync, fsyncdir: the same request and backing step, their own filters */
