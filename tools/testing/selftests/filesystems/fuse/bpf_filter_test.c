@@ -1360,6 +1360,52 @@ FIXTURE_TEARDOWN(filter_ext4)
 
 #define DIO_SIZE	16384
 
+/* Write @path: DIO_SIZE bytes of 'd'.  0, or -1 */
+static int write_dio_file(const char *path)
+{
+	static char data[DIO_SIZE];
+	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644), ret;
+
+	if (fd < 0)
+		return -1;
+	memset(data, 'd', sizeof(data));
+	ret = write(fd, data, DIO_SIZE) == DIO_SIZE ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/*
+ * The first DIO_SIZE bytes of @path mapped, its page cache emptied first
+ * (and checked empty), to watch with page_cached(); NULL on failure.
+ */
+static void *map_uncached(const char *path)
+{
+	unsigned char vec[DIO_SIZE / 4096];
+	void *map = MAP_FAILED;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return NULL;
+	if (!fsync(fd) && !posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		map = mmap(NULL, DIO_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return NULL;
+	if (mincore(map, DIO_SIZE, vec) || (vec[0] & 1)) {
+		munmap(map, DIO_SIZE);
+		return NULL;
+	}
+	return map;
+}
+
+/* Whether the first page of @map is in the page cache: 1, 0, or -1 */
+static int page_cached(void *map)
+{
+	unsigned char vec[DIO_SIZE / 4096];
+
+	return mincore(map, DIO_SIZE, vec) ? -1 : vec[0] & 1;
+}
+
 /*
  * Whether the first page of @path is in the page cache after a 4 KiB
  * read of @read_path opened with @flags, the cache of @path emptied first.
@@ -1367,33 +1413,22 @@ FIXTURE_TEARDOWN(filter_ext4)
 static int cached_after_read(const char *path, const char *read_path,
 			     int flags)
 {
-	unsigned char vec[DIO_SIZE / 4096];
-	void *buf = NULL, *map;
-	int fd, ret = -1;
+	void *buf = NULL, *map = map_uncached(path);
+	int fd = -1, ret = -1;
 
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	if (!map)
 		return -1;
-	if (fsync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+	if (posix_memalign(&buf, 4096, 4096))
 		goto out;
-	map = mmap(NULL, DIO_SIZE, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
-		goto out;
-	if (mincore(map, DIO_SIZE, vec) || (vec[0] & 1) ||
-	    posix_memalign(&buf, 4096, 4096))
-		goto unmap;
-	close(fd);
 	fd = open(read_path, flags);
-	if (fd < 0 || pread(fd, buf, 4096, 0) != 4096 ||
-	    ((char *)buf)[0] != 'd' || mincore(map, DIO_SIZE, vec))
-		goto unmap;
-	ret = vec[0] & 1;
-unmap:
-	munmap(map, DIO_SIZE);
-	free(buf);
-out:
+	if (fd >= 0 && pread(fd, buf, 4096, 0) == 4096 &&
+	    ((char *)buf)[0] == 'd')
+		ret = page_cached(map);
 	if (fd >= 0)
 		close(fd);
+out:
+	munmap(map, DIO_SIZE);
+	free(buf);
 	return ret;
 }
 
@@ -1405,17 +1440,11 @@ out:
 TEST_F(filter_ext4, rewrite_open_direct)
 {
 	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
-	static char data[DIO_SIZE];
 	struct bpf_link *reg;
-	int fd;
 
 	ASSERT_NE(NULL, skel);
 	reg = register_map(_metadata, skel->maps.rewrite_ops);
-	memset(data, 'd', sizeof(data));
-	fd = open(LO("f"), O_CREAT | O_WRONLY, 0644);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(DIO_SIZE, write(fd, data, DIO_SIZE));
-	close(fd);
+	ASSERT_EQ(0, write_dio_file(LO("f")));
 	mount_view(_metadata, "rewrite");
 
 	EXPECT_EQ(1, cached_after_read(LO("f"), MN("f"), O_RDONLY));
@@ -1432,21 +1461,12 @@ TEST_F(filter_ext4, rewrite_open_direct)
  */
 TEST_F(filter_ext4, fadvise_reaches_backing)
 {
-	static char data[DIO_SIZE];
-	unsigned char vec[DIO_SIZE / 4096];
-	int fd, lfd, i;
+	int fd, i, cached = 0;
 	void *map;
 
-	memset(data, 'd', sizeof(data));
-	lfd = open(LO("f"), O_CREAT | O_RDWR, 0644);
-	ASSERT_LE(0, lfd);
-	ASSERT_EQ(DIO_SIZE, write(lfd, data, DIO_SIZE));
-	ASSERT_EQ(0, fsync(lfd));
-	ASSERT_EQ(0, posix_fadvise(lfd, 0, 0, POSIX_FADV_DONTNEED));
-	map = mmap(NULL, DIO_SIZE, PROT_READ, MAP_SHARED, lfd, 0);
-	ASSERT_NE(MAP_FAILED, map);
-	ASSERT_EQ(0, mincore(map, DIO_SIZE, vec));
-	ASSERT_EQ(0, vec[0] & 1);
+	ASSERT_EQ(0, write_dio_file(LO("f")));
+	map = map_uncached(LO("f"));
+	ASSERT_NE(NULL, map);
 	ASSERT_EQ(0, pt_mount(LOWER, MNT, NULL));
 
 	fd = open(MN("f"), O_RDONLY);
@@ -1454,15 +1474,15 @@ TEST_F(filter_ext4, fadvise_reaches_backing)
 	EXPECT_EQ(0, posix_fadvise(fd, 0, DIO_SIZE, POSIX_FADV_WILLNEED));
 	/* The read-ahead is asynchronous: up to 2 s for the first page */
 	for (i = 0; i < 200; i++) {
-		ASSERT_EQ(0, mincore(map, DIO_SIZE, vec));
-		if (vec[0] & 1)
+		cached = page_cached(map);
+		ASSERT_LE(0, cached);
+		if (cached)
 			break;
 		usleep(10000);
 	}
-	EXPECT_EQ(1, vec[0] & 1);
+	EXPECT_EQ(1, cached);
 	close(fd);
 	munmap(map, DIO_SIZE);
-	close(lfd);
 }
 
 /* ------------------------------------------------------------------ */
