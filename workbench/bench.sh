@@ -12,7 +12,8 @@
 #   BENCH_RAND_MB [64]  BENCH_FS ["tmpfs ext4"]  BENCH_CONFIGS  BENCH_WORKLOADS
 #   BENCH_TAR_DIRS [fs] directories of the pristine tree to tar for untar
 #   BENCH_RAMDISK_MB [1024] size of /dev/ram0 for ext4
-#   BENCH_PROFILE [1] perf profiles  BENCH_ALLOCS [1] allocation check
+#   BENCH_PROFILE [1] perf profiles, of BENCH_PROFILE_CONFIGS ["native fusebpf"]
+#   BENCH_ALLOCS [1] allocation check
 #   BENCH_README [1] rewrite the README's bench block
 set -euo pipefail
 . "$(dirname "$0")/common.sh"

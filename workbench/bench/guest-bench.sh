@@ -27,6 +27,7 @@ CONFIGS=${BENCH_CONFIGS:-native fusebpf bpf-trivial bpf-hide daemon-backing fuse
 WORKLOADS=${BENCH_WORKLOADS:-stat-warm stat-cold open-close readdir create-unlink seq-read seq-write rand-read untar walk}
 DATA_WORKLOADS="seq-read seq-write rand-read"
 PROFILE=${BENCH_PROFILE:-1}
+PROFILE_CONFIGS=${BENCH_PROFILE_CONFIGS:-native fusebpf}
 ALLOCS=${BENCH_ALLOCS:-1}
 TARBALL=$tools/src.tar
 
@@ -347,7 +348,7 @@ if [ "$PROFILE" = 1 ] && command -v perf >/dev/null; then
 	echo 0 > /proc/sys/kernel/kptr_restrict
 	echo -1 > /proc/sys/kernel/perf_event_paranoid
 	root=$(fs_up tmpfs)
-	for c in native fusebpf; do
+	for c in $PROFILE_CONFIGS; do
 		path=$($(fn "$c" up) "$root") || continue
 		for w in "stat stat $path/flat $NFILES 20" "open open $path/flat $NFILES 10" \
 			 "readdir readdir $path/flat 100" "create create $path/scratch $NFILES $SMALL" \
