@@ -221,18 +221,29 @@ static void fuse_bpf_attr_to_kstat(const struct fuse_attr *attr,
 	stat->blksize = attr->blksize;
 }
 
+/* As ovl_do_getattr(): the caller may have done the LSM check. */
+static int fuse_bpf_getattr_lower(struct inode *inode, struct kstat *stat,
+				  u32 mask, unsigned int flags)
+{
+	if (flags & AT_GETATTR_NOSEC)
+		return vfs_getattr_nosec(fuse_bpf_path(inode), stat, mask,
+					 flags);
+	return vfs_getattr(fuse_bpf_path(inode), stat, mask, flags);
+}
+
+/* st_dev is the FUSE superblock's; the mirror is refreshed. */
+static void fuse_bpf_getattr_done(struct inode *inode, struct kstat *stat)
+{
+	stat->dev = inode->i_sb->s_dev;
+	fuse_bpf_copyattr(inode);
+}
+
 static int fuse_bpf_getattr_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_getattr *g = container_of(req, typeof(*g), req);
 	int err;
 
-	/* As ovl_do_getattr(): the caller may have done the LSM check. */
-	if (g->flags & AT_GETATTR_NOSEC)
-		err = vfs_getattr_nosec(fuse_bpf_path(req->inode), g->stat,
-					g->mask, g->flags);
-	else
-		err = vfs_getattr(fuse_bpf_path(req->inode), g->stat, g->mask,
-				  g->flags);
+	err = fuse_bpf_getattr_lower(req->inode, g->stat, g->mask, g->flags);
 	if (!err && req->post)
 		fuse_bpf_kstat_to_attr(g->stat, &g->out.attr);
 	return err;
@@ -260,8 +271,7 @@ static int fuse_bpf_getattr_finish(struct fuse_bpf_req *req, int err)
 		return err;
 	if (req->post)
 		fuse_bpf_attr_to_kstat(&g->out.attr, g->stat);
-	g->stat->dev = req->inode->i_sb->s_dev;
-	fuse_bpf_copyattr(req->inode);
+	fuse_bpf_getattr_done(req->inode, g->stat);
 	return 0;
 }
 
@@ -273,6 +283,25 @@ const struct fuse_bpf_op fuse_bpf_getattr_op = {
 	.finish = fuse_bpf_getattr_finish,
 };
 
+/*
+ * Out of line: the request (zeroed on entry where the kernel initialises
+ * its stack) is set up only for a node that has a filter or whose daemon
+ * takes FUSE_GETATTR.
+ */
+static noinline int fuse_bpf_getattr_run(struct inode *inode,
+					 struct kstat *stat, u32 mask,
+					 unsigned int flags)
+{
+	struct fuse_bpf_getattr g = {
+		.req = FUSE_BPF_REQ(FUSE_GETATTR, inode),
+		.stat = stat,
+		.mask = mask,
+		.flags = flags,
+	};
+
+	return fuse_bpf_run(&g.req);
+}
+
 /**
  * fuse_bpf_getattr() - Get the attributes of a backed node
  * @err: where the result goes: 0 or an errno
@@ -283,7 +312,9 @@ const struct fuse_bpf_op fuse_bpf_getattr_op = {
  *
  * Gets the lower inode's attributes (vfs_getattr()), with st_dev the FUSE
  * superblock's.  A postfilter may change them, except the file type,
- * st_ino and st_rdev.  Refreshes the mirror.
+ * st_ino and st_rdev.  Refreshes the mirror.  stat() is the hottest path:
+ * a node with no filter, whose daemon does not take FUSE_GETATTR, is
+ * served with no request set up, as ovl_getattr() serves it.
  *
  * Return: true if FUSE-BPF served the operation, its result in @err; false
  * if the node has no backing inode, or a filter sends FUSE_GETATTR to the
@@ -293,16 +324,19 @@ bool fuse_bpf_getattr(int *err, const struct path *path, struct kstat *stat,
 		      u32 mask, unsigned int flags)
 {
 	struct inode *inode = d_inode(path->dentry);
-	struct fuse_bpf_getattr g = {
-		.req = FUSE_BPF_REQ(FUSE_GETATTR, inode),
-		.stat = stat,
-		.mask = mask,
-		.flags = flags,
-	};
+	const struct cred *old;
 
 	if (!fuse_bpf_backed(inode))
 		return false;
-	return fuse_bpf_result(err, fuse_bpf_run(&g.req));
+	if (fuse_bpf_node_ops(inode) || fuse_bpf_daemon_op(inode, FUSE_GETATTR))
+		return fuse_bpf_result(err, fuse_bpf_getattr_run(inode, stat,
+								 mask, flags));
+	old = fuse_bpf_override_creds(inode);
+	*err = fuse_bpf_getattr_lower(inode, stat, mask, flags);
+	revert_creds(old);
+	if (!*err)
+		fuse_bpf_getattr_done(inode, stat);
+	return true;
 }
 
 /* setattr */
