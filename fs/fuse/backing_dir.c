@@ -1832,12 +1832,13 @@ static bool fuse_bpf_fill_dirent(struct dir_context *ctx, const char *name,
 	if (d->last)
 		d->last->off = offset;
 	de = (struct fuse_dirent *)(d->buf + d->len);
+	/* The padding is within the record's last u64: zeroed first */
+	*(u64 *)((char *)de + reclen - sizeof(u64)) = 0;
 	de->ino = ino;
 	de->off = 0;
 	de->namelen = namelen;
 	de->type = d_type;
 	memcpy(de->name, name, namelen);
-	memset(de->name + namelen, 0, reclen - FUSE_NAME_OFFSET - namelen);
 	d->last = de;
 	d->len += reclen;
 	return true;
