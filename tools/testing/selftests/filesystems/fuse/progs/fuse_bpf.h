@@ -99,20 +99,23 @@ extern void *bpf_dynptr_slice(const struct bpf_dynptr *p, __u32 offset,
 
 /*
  * Whether the @len bytes at @off in @p are those of @str.  @len is a
- * constant of the caller, at most FUSE_CMP_MAX: the bytes are read onto
- * the stack, as a fuse_buffer is never read directly.
+ * constant of the caller, at most FUSE_CMP_MAX: the bytes are read
+ * through a slice of that size (a fuse_buffer is never read directly).
  */
 static __always_inline bool fuse_dynptr_eq(const struct bpf_dynptr *p,
 					   __u32 off, const char *str,
 					   __u32 len)
 {
-	char buf[FUSE_CMP_MAX];
+	const char *s;
 	__u32 i;
 
-	if (len > sizeof(buf) || bpf_dynptr_read(buf, len, p, off, 0))
+	if (len > FUSE_CMP_MAX)
+		return false;
+	s = bpf_dynptr_slice(p, off, NULL, len);
+	if (!s)
 		return false;
 	for (i = 0; i < len; i++)
-		if (buf[i] != str[i])
+		if (s[i] != str[i])
 			return false;
 	return true;
 }

@@ -25,17 +25,25 @@
 /*
  * Read the header of the record at @off of a buffer of @size bytes into
  * @d.  Returns the size of the record, 0 at the end of the buffer and for
- * a record that does not fit in it.
+ * a record that does not fit in it.  The header is read through a slice,
+ * which points into the buffer: no bpf_dynptr_read() copy per record.
  */
 static __always_inline __u32 fuse_dirent_read(const struct bpf_dynptr *p,
 					      __u32 off, __u32 size,
 					      struct fuse_dirent *d)
 {
+	const struct fuse_dirent *h;
 	__u32 len;
 
-	if (off + FUSE_NAME_OFFSET > size ||
-	    bpf_dynptr_read(d, FUSE_NAME_OFFSET, p, off, 0))
+	if (off + FUSE_NAME_OFFSET > size)
 		return 0;
+	h = bpf_dynptr_slice(p, off, NULL, FUSE_NAME_OFFSET);
+	if (!h)
+		return 0;
+	d->ino = h->ino;
+	d->off = h->off;
+	d->namelen = h->namelen;
+	d->type = h->type;
 	if (!d->namelen || d->namelen > NAME_MAX)
 		return 0;
 	len = FUSE_DIRENT_SIZE(d->namelen);
