@@ -954,6 +954,59 @@ TEST_F(pt, lower_unlink_rename)
 	EXPECT_TRUE(S_ISDIR(st.st_mode));
 }
 
+/*
+ * A name the mount knows, renamed on the lower to one that differs only
+ * at its end: the last byte changed, one byte fewer, one more.  Names
+ * short and long, around the word size and the dcache's inline limit
+ * (a cached FUSE dentry is checked against its lower dentry's name).
+ */
+TEST_F(pt, lower_rename_name_end)
+{
+	static const int lens[] = { 1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 38,
+				    39, 40, 41, 64, 255 };
+	char old[NAME_MAX + 2], new[NAME_MAX + 2];
+	struct stat sl, st;
+	unsigned int i, k;
+
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		for (k = 0; k < 3; k++) {
+			int len = lens[i];
+
+			memset(old, 'a' + i, len);
+			old[len] = 0;
+			memcpy(new, old, len + 1);
+			if (k == 0)
+				new[len - 1] = 'Z';
+			else if (k == 1 && len > 1)
+				new[len - 1] = 0;
+			else if (len < NAME_MAX)
+				strcat(new, "Z");
+			else
+				new[0] = 'Z';
+			ASSERT_EQ(0, pt_write_file(LO(old), "x", 0644));
+			ASSERT_EQ(0, stat(LO(old), &sl));
+			/* Twice: the second stat is served from the dcache */
+			ASSERT_EQ(0, stat(MN(old), &st));
+			ASSERT_EQ(0, stat(MN(old), &st)) TH_LOG("len %d", len);
+			ASSERT_EQ(0, rename(LO(old), LO(new)));
+			EXPECT_EQ(-1, stat(MN(old), &st))
+				TH_LOG("len %d case %u: old name still there",
+				       len, k);
+			EXPECT_EQ(ENOENT, errno);
+			ASSERT_EQ(0, stat(MN(new), &st))
+				TH_LOG("len %d case %u", len, k);
+			EXPECT_EQ(sl.st_ino, st.st_ino);
+			/* And back: the new name's dentry goes stale too */
+			ASSERT_EQ(0, rename(LO(new), LO(old)));
+			EXPECT_EQ(-1, stat(MN(new), &st))
+				TH_LOG("len %d case %u: new name still there",
+				       len, k);
+			EXPECT_EQ(0, stat(MN(old), &st));
+			ASSERT_EQ(0, unlink(LO(old)));
+		}
+	}
+}
+
 /* Attributes changed on the lower are seen at once (no stale cache) */
 TEST_F(pt, lower_setattr_seen)
 {
