@@ -1636,27 +1636,32 @@ static int fuse_bpf_open_setup(struct fuse_bpf_req *req)
 	return 0;
 }
 
-static int fuse_bpf_open_step(struct fuse_bpf_req *req)
+/*
+ * Open @file's backing file with the open flags @in_flags (what a filter
+ * left in fuse_open_in), with the backing credentials; @caller's are the
+ * opener's.
+ */
+static int fuse_bpf_open_file(struct inode *inode, struct file *file,
+			      u32 in_flags, const struct cred *caller)
 {
-	struct fuse_bpf_open *o = container_of(req, typeof(*o), req);
-	struct fuse_mount *fm = get_fuse_mount(req->inode);
+	struct fuse_mount *fm = get_fuse_mount(inode);
 	struct fuse_file *ff;
 	struct file *lower;
 	int flags;
 
-	flags = fuse_bpf_open_flags(o->file, req->inode->i_mode,
-				    FUSE_BPF_OPEN_IN_FLAGS(o->file), o->in.flags);
+	flags = fuse_bpf_open_flags(file, inode->i_mode,
+				    FUSE_BPF_OPEN_IN_FLAGS(file), in_flags);
 	if (flags < 0)
 		return flags;
 	ff = fuse_file_alloc(fm, false);
 	if (!ff)
 		return -ENOMEM;
 	/* Writes through the file take space for the opener */
-	if (S_ISREG(req->inode->i_mode) && (o->file->f_mode & FMODE_WRITE))
-		ff->cred = fuse_bpf_get_caller_creds(req->caller);
+	if (S_ISREG(inode->i_mode) && (file->f_mode & FMODE_WRITE))
+		ff->cred = fuse_bpf_get_caller_creds(caller);
 	else
 		ff->cred = get_cred(current_cred());
-	lower = ff->cred ? fuse_bpf_open_backing(req->inode, o->file, flags) :
+	lower = ff->cred ? fuse_bpf_open_backing(inode, file, flags) :
 			   ERR_PTR(-ENOMEM);
 	if (IS_ERR(lower)) {
 		if (ff->cred)
@@ -1664,11 +1669,22 @@ static int fuse_bpf_open_step(struct fuse_bpf_req *req)
 		fuse_file_free(ff);
 		return PTR_ERR(lower);
 	}
-	ff->nodeid = get_node_id(req->inode);
+	ff->nodeid = get_node_id(inode);
 	ff->passthrough = lower;
-	o->file->private_data = ff;
-	o->ff = ff;
+	file->private_data = ff;
 	return 0;
+}
+
+static int fuse_bpf_open_step(struct fuse_bpf_req *req)
+{
+	struct fuse_bpf_open *o = container_of(req, typeof(*o), req);
+	int err;
+
+	err = fuse_bpf_open_file(req->inode, o->file, o->in.flags,
+				 req->caller);
+	if (!err)
+		o->ff = o->file->private_data;
+	return err;
 }
 
 static int fuse_bpf_open_pre(struct fuse_bpf_req *req,
@@ -1741,6 +1757,23 @@ const struct fuse_bpf_op fuse_bpf_open_op = {
 	.finish = fuse_bpf_open_finish,
 };
 
+/*
+ * Out of line: the request (zeroed on entry where the kernel initialises
+ * its stack) is set up only for a node that has a filter or whose daemon
+ * takes the open.
+ */
+static noinline int fuse_bpf_open_run(u32 opcode, struct inode *inode,
+				      struct file *file)
+{
+	struct fuse_bpf_open o = {
+		.req = FUSE_BPF_REQ(opcode, inode),
+		.in.flags = FUSE_BPF_OPEN_IN_FLAGS(file),
+		.file = file,
+	};
+
+	return fuse_bpf_run(&o.req);
+}
+
 /**
  * fuse_bpf_open_common() - Open a file or directory of a backed node
  * @err: where the result goes: 0 or an errno
@@ -1753,7 +1786,8 @@ const struct fuse_bpf_op fuse_bpf_open_op = {
  * regular file opened for writing keeps credentials acting for the opener
  * (fuse_bpf_get_caller_creds()).  The filters may fail the open, and
  * set or clear O_DIRECT, O_DSYNC and O_SYNC of the backing file
- * (fuse_bpf_open_flags()).
+ * (fuse_bpf_open_flags()).  With no filter and no daemon to ask, no
+ * request is set up, as for getattr.
  *
  * Return: true if FUSE-BPF served the open, its result in @err; false if
  * @inode has no backing inode, or its daemon_ops or a filter send @opcode
@@ -1762,15 +1796,18 @@ const struct fuse_bpf_op fuse_bpf_open_op = {
 bool fuse_bpf_open_common(int *err, u32 opcode, struct inode *inode,
 			  struct file *file)
 {
-	struct fuse_bpf_open o = {
-		.req = FUSE_BPF_REQ(opcode, inode),
-		.in.flags = FUSE_BPF_OPEN_IN_FLAGS(file),
-		.file = file,
-	};
+	const struct cred *old;
 
 	if (!fuse_bpf_backed(inode))
 		return false;
-	return fuse_bpf_result(err, fuse_bpf_run(&o.req));
+	if (fuse_bpf_node_ops(inode) || fuse_bpf_daemon_op(inode, opcode))
+		return fuse_bpf_result(err, fuse_bpf_open_run(opcode, inode,
+							      file));
+	old = fuse_bpf_override_creds(inode);
+	*err = fuse_bpf_open_file(inode, file, FUSE_BPF_OPEN_IN_FLAGS(file),
+				  old);
+	revert_creds(old);
+	return true;
 }
 
 /**
