@@ -10,6 +10,7 @@
 
 #include "fuse_i.h"
 
+#include <linux/error-injection.h>
 #include <linux/fileattr.h>
 #include <linux/magic.h>
 #include <linux/posix_acl.h>
@@ -221,15 +222,20 @@ static void fuse_bpf_attr_to_kstat(const struct fuse_attr *attr,
 	stat->blksize = attr->blksize;
 }
 
-/* As ovl_do_getattr(): the caller may have done the LSM check. */
-static int fuse_bpf_getattr_lower(struct inode *inode, struct kstat *stat,
-				  u32 mask, unsigned int flags)
+/*
+ * As ovl_do_getattr(): the caller may have done the LSM check.  Both paths
+ * of getattr come here, a point for fault injection.
+ */
+static noinline int fuse_bpf_getattr_lower(struct inode *inode,
+					   struct kstat *stat, u32 mask,
+					   unsigned int flags)
 {
 	if (flags & AT_GETATTR_NOSEC)
 		return vfs_getattr_nosec(fuse_bpf_path(inode), stat, mask,
 					 flags);
 	return vfs_getattr(fuse_bpf_path(inode), stat, mask, flags);
 }
+ALLOW_ERROR_INJECTION(fuse_bpf_getattr_lower, ERRNO);
 
 /* st_dev is the FUSE superblock's; the mirror is refreshed. */
 static void fuse_bpf_getattr_done(struct inode *inode, struct kstat *stat)

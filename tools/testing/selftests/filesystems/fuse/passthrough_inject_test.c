@@ -60,6 +60,7 @@ static const struct injector injectors[] = {
 	{ .name = "failslab", .dir = DEBUGFS "/failslab" },
 	{ .name = "fail_page_alloc", .dir = DEBUGFS "/fail_page_alloc" },
 	INJECT_FUNC(fuse_bpf_run, EIO_RETVAL),
+	INJECT_FUNC(fuse_bpf_getattr_lower, EIO_RETVAL),
 	INJECT_FUNC(fuse_bpf_iget, ENOMEM_RETVAL),
 	INJECT_FUNC(fuse_bpf_lookup_child, ENOMEM_RETVAL),
 	INJECT_FUNC(fuse_bpf_open_backing, ENOMEM_RETVAL),
