@@ -958,7 +958,9 @@ TEST_F(pt, lower_unlink_rename)
  * A name the mount knows, renamed on the lower to one that differs only
  * at its end: the last byte changed, one byte fewer, one more.  Names
  * short and long, around the word size and the dcache's inline limit
- * (a cached FUSE dentry is checked against its lower dentry's name).
+ * (a cached FUSE dentry is checked against its lower dentry's name).  A
+ * name of one byte has no shorter one: it gets one more byte twice; one
+ * of NAME_MAX bytes has no longer one: its first byte changes instead.
  */
 TEST_F(pt, lower_rename_name_end)
 {
@@ -1001,6 +1003,7 @@ TEST_F(pt, lower_rename_name_end)
 			EXPECT_EQ(-1, stat(MN(new), &st))
 				TH_LOG("len %d case %u: new name still there",
 				       len, k);
+			EXPECT_EQ(ENOENT, errno);
 			EXPECT_EQ(0, stat(MN(old), &st));
 			ASSERT_EQ(0, unlink(LO(old)));
 		}

@@ -100,7 +100,9 @@ extern void *bpf_dynptr_slice(const struct bpf_dynptr *p, __u32 offset,
 /*
  * Whether the @len bytes at @off in @p are those of @str.  @len is a
  * constant of the caller, at most FUSE_CMP_MAX: the bytes are read
- * through a slice of that size (a fuse_buffer is never read directly).
+ * through a slice of that size (a fuse_buffer is never read directly),
+ * and the verifier wants a slice's size known ("must be a known
+ * constant"): a caller with a variable length needs bpf_dynptr_read().
  */
 static __always_inline bool fuse_dynptr_eq(const struct bpf_dynptr *p,
 					   __u32 off, const char *str,
