@@ -1861,11 +1861,19 @@ TEST_F(entry, daemon_ops_lookup)
 	expect_all_forgotten(_metadata, self);
 }
 
-/* Bits the daemon cannot take: GETATTR, the open files' operations */
+/*
+ * Bits the daemon cannot take: GETATTR, the open files' operations.  Locks
+ * among them: a file the kernel opened takes its flock and POSIX locks on
+ * the backing file and drops them there, so no lock the daemon took can
+ * outlive it (the daemon gets locks only on files it opened, which it
+ * releases with FUSE_RELEASE_FLOCK_UNLOCK as on any FUSE mount).
+ */
 TEST_F(entry, daemon_ops_refused)
 {
 	static const __u32 bad[] = { FUSE_GETATTR, FUSE_READ, FUSE_READDIR,
-				     FUSE_FORGET, 63 };
+				     FUSE_FORGET, FUSE_GETLK, FUSE_SETLK,
+				     FUSE_SETLKW, FUSE_FLUSH, FUSE_RELEASE,
+				     63 };
 	struct fuse_bpf_entry_out *e;
 	struct plan *p;
 	unsigned int i;
