@@ -128,6 +128,24 @@ static inline struct fuse_ops *fuse_bpf_node_ops(struct inode *inode)
 }
 
 /**
+ * fuse_bpf_filters() - does a node's filter see an operation?
+ * @inode: a FUSE inode
+ * @member: the operation's name in struct fuse_ops, without _prefilter
+ *	or _postfilter (getattr, open, flush, ...)
+ *
+ * An operation whose filter has neither member runs as on a node without
+ * a filter: some take a shorter way then.
+ *
+ * Return: true if @inode has a filter with a prefilter or a postfilter
+ * for @member.
+ */
+#define fuse_bpf_filters(inode, member) ({				\
+	const struct fuse_ops *__ops = fuse_bpf_node_ops(inode);	\
+									\
+	__ops && (__ops->member##_prefilter || __ops->member##_postfilter); \
+})
+
+/**
  * fuse_bpf_file() - the backing file of an open file
  * @file: an open file of a FUSE node
  *

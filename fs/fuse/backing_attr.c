@@ -149,7 +149,7 @@ bool fuse_bpf_permission(int *err, struct inode *inode, int mask)
 	*err = fuse_bpf_lower_permission(linode, mask);
 	/* Never in RCU walk: both come from ref-walk permission checks. */
 	if ((mask & (MAY_ACCESS | MAY_CHDIR)) && !(mask & MAY_NOT_BLOCK) &&
-	    fuse_bpf_node_ops(inode))
+	    fuse_bpf_filters(inode, access))
 		return fuse_bpf_access(err, inode, mask);
 	return true;
 }
@@ -319,8 +319,9 @@ static noinline int fuse_bpf_getattr_run(struct inode *inode,
  * Gets the lower inode's attributes (vfs_getattr()), with st_dev the FUSE
  * superblock's.  A postfilter may change them, except the file type,
  * st_ino and st_rdev.  Refreshes the mirror.  stat() is the hottest path:
- * a node with no filter, whose daemon does not take FUSE_GETATTR, is
- * served with no request set up, as ovl_getattr() serves it.
+ * a node whose filter (if any) has no getattr member, and whose daemon
+ * does not take FUSE_GETATTR, is served with no request set up, as
+ * ovl_getattr() serves it.
  *
  * Return: true if FUSE-BPF served the operation, its result in @err; false
  * if the node has no backing inode, or a filter sends FUSE_GETATTR to the
@@ -334,7 +335,8 @@ bool fuse_bpf_getattr(int *err, const struct path *path, struct kstat *stat,
 
 	if (!fuse_bpf_backed(inode))
 		return false;
-	if (fuse_bpf_node_ops(inode) || fuse_bpf_daemon_op(inode, FUSE_GETATTR))
+	if (fuse_bpf_filters(inode, getattr) ||
+	    fuse_bpf_daemon_op(inode, FUSE_GETATTR))
 		return fuse_bpf_result(err, fuse_bpf_getattr_run(inode, stat,
 								 mask, flags));
 	old = fuse_bpf_override_creds(inode);

@@ -1786,8 +1786,8 @@ static noinline int fuse_bpf_open_run(u32 opcode, struct inode *inode,
  * regular file opened for writing keeps credentials acting for the opener
  * (fuse_bpf_get_caller_creds()).  The filters may fail the open, and
  * set or clear O_DIRECT, O_DSYNC and O_SYNC of the backing file
- * (fuse_bpf_open_flags()).  With no filter and no daemon to ask, no
- * request is set up, as for getattr.
+ * (fuse_bpf_open_flags()).  With no filter of @opcode and no daemon to
+ * ask, no request is set up, as for getattr.
  *
  * Return: true if FUSE-BPF served the open, its result in @err; false if
  * @inode has no backing inode, or its daemon_ops or a filter send @opcode
@@ -1800,7 +1800,9 @@ bool fuse_bpf_open_common(int *err, u32 opcode, struct inode *inode,
 
 	if (!fuse_bpf_backed(inode))
 		return false;
-	if (fuse_bpf_node_ops(inode) || fuse_bpf_daemon_op(inode, opcode))
+	if ((opcode == FUSE_OPENDIR ? fuse_bpf_filters(inode, opendir) :
+				      fuse_bpf_filters(inode, open)) ||
+	    fuse_bpf_daemon_op(inode, opcode))
 		return fuse_bpf_result(err, fuse_bpf_open_run(opcode, inode,
 							      file));
 	old = fuse_bpf_override_creds(inode);

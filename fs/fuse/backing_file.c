@@ -185,7 +185,7 @@ static bool fuse_bpf_flush_locks_only(struct file *file)
 	struct inode *inode = file_inode(file);
 	struct file *lower = fuse_bpf_file(file);
 
-	return !fuse_bpf_node_ops(inode) &&
+	return !fuse_bpf_filters(inode, flush) &&
 	       !fuse_bpf_daemon_op(inode, FUSE_FLUSH) &&
 	       !lower->f_op->flush && !lower->f_op->lock;
 }
@@ -1085,14 +1085,12 @@ out_unlock:
 	return ret;
 }
 
-/* Is @ops's filter of this kind of call (read_iter or write_iter) set? */
-static bool fuse_bpf_io_filtered(const struct fuse_ops *ops, bool write)
+/* Does @inode's filter see this kind of call (read_iter or write_iter)? */
+static bool fuse_bpf_io_filtered(struct inode *inode, bool write)
 {
-	if (!ops)
-		return false;
 	if (write)
-		return ops->write_iter_prefilter || ops->write_iter_postfilter;
-	return ops->read_iter_prefilter || ops->read_iter_postfilter;
+		return fuse_bpf_filters(inode, write_iter);
+	return fuse_bpf_filters(inode, read_iter);
 }
 
 /*
@@ -1107,7 +1105,7 @@ static size_t fuse_bpf_io_count(struct kiocb *iocb, struct iov_iter *iter,
 	size_t count = min_t(size_t, iov_iter_count(iter), U32_MAX);
 
 	if (!fuse_bpf_file_backed(file) || !count ||
-	    !fuse_bpf_io_filtered(fuse_bpf_node_ops(file_inode(file)), write))
+	    !fuse_bpf_io_filtered(file_inode(file), write))
 		return 0;
 	return count;
 }
