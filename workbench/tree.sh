@@ -135,7 +135,9 @@ assemble() {
 	cp "$stage.files" "$STATE/patched"
 
 	# New files: symlinks into the checkout, so an edit on either side
-	# is an edit of the one file.
+	# is an edit of the one file.  A link pointed here from another
+	# checkout (a CI clone) must not leave objects built from that one
+	# looking newer than this file: the file's mtime is made now.
 	new_files > "$stage.links"
 	while read -r f; do
 		[ -f "$PRISTINE/$f" ] &&
@@ -143,6 +145,7 @@ assemble() {
 		if [ "$(readlink "$TREE/$f" 2>/dev/null)" != "$TOP/$f" ]; then
 			mkdir -p "$(dirname "$TREE/$f")"
 			ln -sfn "$TOP/$f" "$TREE/$f"
+			touch "$TOP/$f"
 			echo "  linked $f"
 		fi
 	done < "$stage.links"
