@@ -335,8 +335,7 @@ bool fuse_bpf_getattr(int *err, const struct path *path, struct kstat *stat,
 
 	if (!fuse_bpf_backed(inode))
 		return false;
-	if (fuse_bpf_filters(inode, getattr) ||
-	    fuse_bpf_daemon_op(inode, FUSE_GETATTR))
+	if (!fuse_bpf_kernel_only(inode, getattr, FUSE_GETATTR))
 		return fuse_bpf_result(err, fuse_bpf_getattr_run(inode, stat,
 								 mask, flags));
 	old = fuse_bpf_override_creds(inode);

@@ -1800,9 +1800,9 @@ bool fuse_bpf_open_common(int *err, u32 opcode, struct inode *inode,
 
 	if (!fuse_bpf_backed(inode))
 		return false;
-	if ((opcode == FUSE_OPENDIR ? fuse_bpf_filters(inode, opendir) :
-				      fuse_bpf_filters(inode, open)) ||
-	    fuse_bpf_daemon_op(inode, opcode))
+	if (opcode == FUSE_OPENDIR ?
+	    !fuse_bpf_kernel_only(inode, opendir, opcode) :
+	    !fuse_bpf_kernel_only(inode, open, opcode))
 		return fuse_bpf_result(err, fuse_bpf_open_run(opcode, inode,
 							      file));
 	old = fuse_bpf_override_creds(inode);

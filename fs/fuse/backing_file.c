@@ -185,8 +185,7 @@ static bool fuse_bpf_flush_locks_only(struct file *file)
 	struct inode *inode = file_inode(file);
 	struct file *lower = fuse_bpf_file(file);
 
-	return !fuse_bpf_filters(inode, flush) &&
-	       !fuse_bpf_daemon_op(inode, FUSE_FLUSH) &&
+	return fuse_bpf_kernel_only(inode, flush, FUSE_FLUSH) &&
 	       !lower->f_op->flush && !lower->f_op->lock;
 }
 
