@@ -231,7 +231,8 @@ static void mount_view(struct __test_metadata *_metadata, const char *name)
 /*
  * "hidden" cannot be looked up nor listed, at any depth, also in a
  * directory of several readdir chunks; it is still on the lower, and
- * names that merely start like it are not hidden.
+ * names that merely start like it, or differ from it in their first or
+ * last byte only, are not hidden.
  */
 TEST_F(filter, hide)
 {
@@ -246,6 +247,8 @@ TEST_F(filter, hide)
 	ASSERT_EQ(0, mkdir(LO("hidden"), 0755));
 	ASSERT_EQ(0, pt_write_file(LO("hidden/secret"), "s", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("hidden2"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("hiddem"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("xidden"), "", 0644));
 	ASSERT_EQ(0, mkdir(LO("shown"), 0755));
 	ASSERT_EQ(0, mkdir(LO("shown/hidden"), 0755));
 	ASSERT_EQ(0, mkdir(LO("big"), 0755));
@@ -260,8 +263,8 @@ TEST_F(filter, hide)
 	EXPECT_EQ(ENOENT, err_of(stat(MN("big/hidden"), &st)));
 	EXPECT_EQ(0, err_of(stat(MN("hidden2"), &st)));
 
-	EXPECT_EQ(3, pt_dir_names(MNT, names, sizeof(names)));
-	EXPECT_STREQ("big hidden2 shown ", names);
+	EXPECT_EQ(5, pt_dir_names(MNT, names, sizeof(names)));
+	EXPECT_STREQ("big hiddem hidden2 shown xidden ", names);
 	EXPECT_EQ(0, pt_dir_names(MN("shown"), names, sizeof(names)));
 	EXPECT_EQ(400, dir_count(MN("big"), NULL, &with));
 	EXPECT_FALSE(dir_has(MN("big"), "hidden"));
