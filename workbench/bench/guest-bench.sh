@@ -52,6 +52,8 @@ mkdir -p $B $MNT
 	echo "fio=$(fio --version)"
 } > "$out/meta.env"
 
+. "$(dirname "$0")/mounts.sh"
+
 log() { echo "bench: $*"; }
 # A failure is logged, kept in failed.tsv and fails the run at the end.
 fail() { log "FAILED: $1: $2"; echo -e "$1\t$2" >> "$out/failed.tsv"; }
@@ -65,12 +67,7 @@ fail() { log "FAILED: $1: $2"; echo -e "$1\t$2" >> "$out/failed.tsv"; }
 cfg_native_up() { echo "$1/lower"; }
 cfg_native_down() { :; }
 
-cfg_fusebpf_up() {
-	exec 3<"$1/lower"
-	mount -i -t fuse -o root_dir=3,no_daemon,allow_other fusebpf $MNT || return 1
-	exec 3<&-
-	echo $MNT
-}
+cfg_fusebpf_up() { mount_fusebpf "$1/lower" $MNT && echo $MNT; }
 cfg_fusebpf_down() { umount $MNT; }
 
 # 3: FUSE-BPF with a BPF filter, registered and mounted with fusebpf:
@@ -79,9 +76,7 @@ cfg_fusebpf_down() { umount $MNT; }
 # listing redacted by prefixes.
 fusebpf=$tools/fuse/fusebpf
 bpf_up() { # LOWERROOT OBJECT
-	$fusebpf mount -o allow_other "$tools/fuse/$2.bpf.o" "$1/lower" $MNT >&2 ||
-		return 1
-	echo $MNT
+	mount_filter $fusebpf "$tools/fuse/$2.bpf.o" "$1/lower" $MNT && echo $MNT
 }
 cfg_bpf_trivial_up() { bpf_up "$1" fuse_trivial; }
 cfg_bpf_trivial_down() { $fusebpf umount -n trivial $MNT; }
@@ -115,10 +110,7 @@ cfg_fuse_pt_down() { ptfuse_down; }
 cfg_fuse_pt_workloads() { echo $DATA_WORKLOADS; }
 
 cfg_overlay_up() {
-	rm -rf "$1/upper" "$1/work"
-	mkdir -p "$1/upper" "$1/work"
-	mount -t overlay -o "lowerdir=$1/lower,upperdir=$1/upper,workdir=$1/work" overlay $MNT || return 1
-	echo $MNT
+	mount_overlay "$1/lower" "$1/upper" "$1/work" $MNT && echo $MNT
 }
 cfg_overlay_down() { umount $MNT; }
 

@@ -14,20 +14,21 @@
 #   workbench/vm.sh -k $WORKDIR/build-bench/arch/x86/boot/bzImage -w DIR -- \
 #	env CONFIGS="fusebpf overlay" workbench/bench/interleave.sh \
 #	$WORKDIR/bench-tools DIR/out
+. "$(dirname "$0")/mounts.sh"
 tools=$1 out=$2; shift 2
 export PATH=$tools:$PATH
 mkdir -p $out
 B=/tmp/b; mkdir -p $B/root
-mount -t tmpfs t $B/root; mkdir -p $B/root/lower/flat $B/root/u $B/root/w
+mount -t tmpfs t $B/root; mkdir -p $B/root/lower/flat
 fsbench mkfiles $B/root/lower/flat 10000 >/dev/null
 : "${CONFIGS:=fusebpf overlay}" "${WORKS:=stat open readdir}"
 for c in $CONFIGS; do
 	m=$B/m-$c; mkdir -p $m
 	case $c in
-	fusebpf) exec 3<$B/root/lower; mount -i -t fuse -o root_dir=3,no_daemon,allow_other fusebpf $m; exec 3<&- ;;
-	overlay) mount -t overlay -o lowerdir=$B/root/lower,upperdir=$B/root/u,workdir=$B/root/w ov $m ;;
+	fusebpf) mount_fusebpf $B/root/lower $m ;;
+	overlay) mount_overlay $B/root/lower $B/root/u $B/root/w $m ;;
 	native) mount --bind $B/root/lower $m ;;
-	*) $tools/fuse/fusebpf mount -o allow_other $tools/fuse/$c.bpf.o $B/root/lower $m >&2 ;;
+	*) mount_filter $tools/fuse/fusebpf $tools/fuse/$c.bpf.o $B/root/lower $m ;;
 	esac
 done
 for w in $WORKS; do
