@@ -202,7 +202,8 @@ static int fuse_bpf_revalidate_slow(struct dentry *entry, struct inode *inode)
 		goto out;
 	}
 	if (inode)
-		valid = d_inode(lower) == fuse_bpf_inode(inode);
+		valid = fuse_bpf_backed(inode) &&
+			d_inode(lower) == fuse_bpf_inode(inode);
 	else
 		valid = d_is_negative(lower);
 	dput(lower);
@@ -217,8 +218,9 @@ out:
  * The parent (a rename may move the entry away from it) and, in RCU walk,
  * the inodes may be going away under us: each pointer is read once under
  * RCU.  Returns -1 when the parent is not backed (or no longer is: a
- * parent under eviction), 1 when the fast check holds, 0 when the name
- * must be looked up again.
+ * parent under eviction) or the node is the daemon's (no backing, a node
+ * id the daemon gave), 1 when the fast check holds, 0 when the name must
+ * be looked up again.
  */
 static int fuse_bpf_revalidate_fast(struct dentry *entry, struct inode *inode,
 				    unsigned int flags)
@@ -230,9 +232,12 @@ static int fuse_bpf_revalidate_fast(struct dentry *entry, struct inode *inode,
 	rcu_read_lock();
 	dir = d_inode_rcu(READ_ONCE(entry->d_parent));
 	lower_parent = dir ? fuse_bpf_dentry_rcu(dir) : NULL;
+	if (inode)
+		lower = fuse_bpf_dentry_rcu(inode);
+	if (lower_parent && inode && !lower &&
+	    !fuse_kernel_nodeid(get_node_id(inode)))
+		lower_parent = NULL;
 	if (lower_parent) {
-		if (inode)
-			lower = fuse_bpf_dentry_rcu(inode);
 		valid = lower && fuse_bpf_same_name(entry, lower, lower_parent);
 		/* An inode seen in RCU walk may be under eviction */
 		if (valid && !(flags & LOOKUP_RCU))
@@ -296,8 +301,8 @@ static bool fuse_bpf_daemon_names(struct dentry *entry)
  *
  * Return: true with @ret 1 (valid), 0 (invalid), -ECHILD or an errno;
  * false if the daemon serves the name: the parent's daemon_ops have
- * FUSE_LOOKUP, or the parent has no backing inode, the mount's root has
- * none either and the node is not one the kernel made.
+ * FUSE_LOOKUP, or the parent or the node has no backing inode and the
+ * node is not one the kernel made.
  */
 bool fuse_bpf_revalidate(int *ret, struct dentry *entry, unsigned int flags)
 {
@@ -309,13 +314,13 @@ bool fuse_bpf_revalidate(int *ret, struct dentry *entry, unsigned int flags)
 	valid = fuse_bpf_revalidate_fast(entry, inode, flags);
 
 	/*
-	 * Not a backed parent: the daemon's node, unless the daemon never
-	 * heard of it (a backed root's superblock, a node the kernel made;
-	 * a parent under eviction in RCU walk): walk again, or look the name
-	 * up again.
+	 * Not a backed parent, or a node without a backing: the daemon's
+	 * name, which revalidates as FUSE's do, unless the daemon never
+	 * heard of the node (one the kernel made, under eviction, or whose
+	 * parent is under eviction, in RCU walk): walk again, or look the
+	 * name up again.
 	 */
-	if (valid < 0 && !fuse_bpf_backed(d_inode(entry->d_sb->s_root)) &&
-	    !(inode && fuse_kernel_nodeid(get_node_id(inode))))
+	if (valid < 0 && !(inode && fuse_kernel_nodeid(get_node_id(inode))))
 		return false;
 	if (valid < 0)
 		*ret = flags & LOOKUP_RCU ? -ECHILD : 0;

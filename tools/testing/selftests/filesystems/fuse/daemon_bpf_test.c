@@ -51,6 +51,8 @@
  *   its body (a rename's target directory, a link's source).
  * - racing_excl_creates_one_winner: O_EXCL creates racing in a backed
  *   directory.
+ * - daemon_node_in_backed_dir, daemon_dir_under_backed_root: nodes of
+ *   the daemon's in and under backed directories revalidate as FUSE's.
  * - readdirplus_never_overrides_backing: READDIRPLUS entries keep a
  *   backed node's attributes, and one of node id 0 makes no dentry.
  *
@@ -1727,6 +1729,146 @@ TEST_F(entry, fallback_introduces_body_nodes)
 	EXPECT_EQ(0, access(IN_LOWER("a/s1/daemon_mv"), F_OK));
 	EXPECT_EQ(-1, access(IN_LOWER("a/s2/daemon_ln"), F_OK));
 	expect_all_forgotten(_metadata, self);
+	EXPECT_EQ(0, fuse_daemon_umount(self->d));
+	bpf_link__destroy(reg);
+	fuse_test_user__destroy(skel);
+}
+
+/*
+ * MKDIR: a directory of the daemon's, as the name of the request asks,
+ * with one lookup for the kernel (counted as LOOKUP's are).
+ */
+static int entry_mkdir(struct fuse_daemon *d, const struct fuse_daemon_req *req)
+{
+	const struct fuse_mkdir_in *in = fuse_daemon_req_arg(d, req,
+							     sizeof(*in));
+	const char *name = (const char *)(in + 1);
+	struct fuse_daemon_node *node;
+	struct fuse_entry_out out;
+	struct shm *s = d->priv;
+	__u64 id;
+
+	if (!in || req->arglen <= sizeof(*in) ||
+	    !memchr(name, '\0', req->arglen - sizeof(*in)))
+		return -EINVAL;
+	if (fuse_daemon_find_child(d, req->hdr->nodeid, name))
+		return -EEXIST;
+	id = fuse_daemon_add_dir(d, req->hdr->nodeid, name, in->mode & 07777);
+	node = id ? fuse_daemon_node(d, id) : NULL;
+	if (!node)
+		return -ENOMEM;
+	fuse_daemon_fill_entry(d, node, &out);
+	node->nlookup++;
+	if (id < NR_IDS)
+		bump(&s->looked_up[id], 1);
+	return fuse_daemon_reply(d, req, &out, sizeof(out));
+}
+
+/* stat() of @path twice more sends the daemon no LOOKUP */
+static void expect_cached(struct __test_metadata *_metadata,
+			  entry_data *self, const char *path)
+{
+	unsigned long lookups;
+	struct stat st;
+
+	ASSERT_TRUE(quiesce(self->s));
+	lookups = fuse_daemon_count(self->d, FUSE_LOOKUP);
+	EXPECT_EQ(0, stat(path, &st))
+		TH_LOG("%s: %s", path, strerror(errno));
+	EXPECT_EQ(0, stat(path, &st))
+		TH_LOG("%s: %s", path, strerror(errno));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(lookups, fuse_daemon_count(self->d, FUSE_LOOKUP))
+		TH_LOG("%s looked up again on each walk", path);
+}
+
+/*
+ * Daemon nodes inside backed directories: "x", made by the daemon's MKDIR
+ * (daemon_ops of the backed "b"), and "daemon", a lookup the filter sends
+ * to the daemon in the kernel's a/sub, with a child "leaf".  They have no
+ * backing: they are the daemon's, and revalidate as FUSE's do, with the
+ * entry timeout the daemon gave (not looked up again on each walk).
+ */
+TEST_F(entry, daemon_node_in_backed_dir)
+{
+	struct bpf_link *reg;
+	struct fuse_test_user *skel = user_ops_register(_metadata, &reg);
+	struct fuse_bpf_entry_out *e;
+	__u64 id_sub, id_daemon;
+	struct plan *p;
+	struct stat st;
+
+	inner[FUSE_MKDIR] = entry_mkdir;
+	ASSERT_EQ(0, mkdir(IN_LOWER("a/sub"), 0755));
+	id_sub = fuse_daemon_add_dir(self->d, self->id_a, "sub", 0755);
+	id_daemon = fuse_daemon_add_dir(self->d, id_sub, "daemon", 0750);
+	ASSERT_NE(0ULL, id_daemon);
+	ASSERT_NE(0ULL, fuse_daemon_add_file(self->d, id_daemon, "leaf", 0644,
+					     DAEMON_DFILE,
+					     strlen(DAEMON_DFILE)));
+	p = plan_set(self->s, "b", BY_IOCTL);
+	e = plan_add(p, FUSE_ENTRY_BACKING, self->fd_b);
+	e->daemon_ops = 1ULL << FUSE_MKDIR;
+	user_daemon_up(_metadata, self);
+
+	ASSERT_EQ(0, mkdir(IN_MNT("b/x"), 0700));
+	EXPECT_EQ(ENOENT, stat(IN_LOWER("b/x"), &st) ? errno : 0);
+	ASSERT_EQ(0, stat(IN_MNT("b/x"), &st))
+		TH_LOG("b/x: %s", strerror(errno));
+	EXPECT_TRUE(S_ISDIR(st.st_mode));
+	expect_cached(_metadata, self, IN_MNT("b/x"));
+
+	ASSERT_EQ(0, stat(IN_MNT("a/sub/daemon"), &st));
+	EXPECT_EQ(0750, st.st_mode & 07777);
+	expect_cached(_metadata, self, IN_MNT("a/sub/daemon"));
+	EXPECT_FILE(DAEMON_DFILE, IN_MNT("a/sub/daemon/leaf"));
+	expect_cached(_metadata, self, IN_MNT("a/sub/daemon/leaf"));
+	EXPECT_FILE(LOWER_B, IN_MNT("b/f"));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, plan_find(self->s, "b")->err);
+	expect_all_forgotten(_metadata, self);
+	EXPECT_EQ(0, fuse_daemon_umount(self->d));
+	bpf_link__destroy(reg);
+	fuse_test_user__destroy(skel);
+}
+
+/*
+ * The same on a root_dir= mount: the root is backed, and the filter sends
+ * the lookup of "daemon" to the daemon.  "daemon" and its child "leaf"
+ * are the daemon's: they keep their dentries for the entry timeout, and a
+ * mount on "leaf" stays (d_invalidate() would detach it).
+ */
+TEST_F(entry, daemon_dir_under_backed_root)
+{
+	struct bpf_link *reg;
+	struct fuse_test_user *skel = user_ops_register(_metadata, &reg);
+	char opts[64], sub[PATH_MAX];
+	__u64 id_daemon;
+	int root_fd, ret;
+	struct stat st;
+
+	id_daemon = fuse_daemon_add_dir(self->d, FUSE_ROOT_ID, "daemon", 0755);
+	ASSERT_NE(0ULL, id_daemon);
+	ASSERT_NE(0ULL, fuse_daemon_add_dir(self->d, id_daemon, "leaf",
+					    0755));
+	root_fd = open_dir(self->lower);
+	ASSERT_LE(0, root_fd);
+	snprintf(opts, sizeof(opts), "root_dir=%d,root_bpf=user", root_fd);
+	ret = fuse_daemon_mount(self->d, self->mnt, opts);
+	close(root_fd);
+	ASSERT_EQ(0, ret)
+		TH_LOG("mounting: %s", strerror(-ret));
+
+	EXPECT_FILE(LOWER_FILE, IN_MNT("file"));
+	ASSERT_EQ(0, stat(IN_MNT("daemon/leaf"), &st));
+	expect_cached(_metadata, self, IN_MNT("daemon"));
+	expect_cached(_metadata, self, IN_MNT("daemon/leaf"));
+	snprintf(sub, sizeof(sub), "%s", IN_MNT("daemon/leaf"));
+	ASSERT_EQ(0, mount("tmpfs", sub, "tmpfs", 0, NULL));
+	ASSERT_EQ(0, pt_write_file(IN_MNT("daemon/leaf/t"), "t", 0644));
+	EXPECT_FILE("t", IN_MNT("daemon/leaf/t"));
+	EXPECT_EQ(0, umount2(sub, 0))
+		TH_LOG("the mount on daemon/leaf: %s", strerror(errno));
 	EXPECT_EQ(0, fuse_daemon_umount(self->d));
 	bpf_link__destroy(reg);
 	fuse_test_user__destroy(skel);
