@@ -15,6 +15,19 @@
 
 #include <linux/fs_parser.h>
 
+/*
+ * The errno a filter's negative return value fails an operation with: a
+ * user errno (-1 to -511, the range FUSE takes from a daemon's reply) as
+ * it is, anything else -EINVAL.  The kernel's own codes above it are not
+ * for the VFS to see: -EIOCBQUEUED from a read or write reaches a BUG_ON()
+ * in new_sync_read(), -ERESTARTSYS without a signal restarts the call
+ * forever.
+ */
+static int fuse_bpf_filter_errno(int ret)
+{
+	return ret < 0 && ret > -ERESTARTSYS ? ret : -EINVAL;
+}
+
 /**
  * fuse_bpf_prefilter() - run the node's prefilter of an operation
  * @op: the operation
@@ -24,7 +37,8 @@
  * Return: 0 to run the backing operation (req->user_pre says whether the
  * daemon's prefilter comes first, req->post whether a postfilter follows,
  * req->user_post whether it is the daemon's), FUSE_BPF_FALLBACK to send
- * the operation to the daemon, or the error the operation fails with.
+ * the operation to the daemon, or the error the operation fails with:
+ * the filter's user errno, -EINVAL for any other value.
  */
 int fuse_bpf_prefilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
 		       const struct fuse_ops *ops)
@@ -49,7 +63,7 @@ int fuse_bpf_prefilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
 			return -EOPNOTSUPP;
 		break;
 	default:
-		return IS_ERR_VALUE((long)ret) ? ret : -EINVAL;
+		return fuse_bpf_filter_errno(ret);
 	}
 	if (ret == BPF_FUSE_USER)
 		return FUSE_BPF_FALLBACK;
@@ -84,8 +98,8 @@ void fuse_bpf_inputs_done(struct fuse_bpf_req *req)
  * A lookup that finds no lower entry succeeds (with a negative dentry),
  * but its postfilters see error_in -ENOENT, as the RFC's did.
  *
- * Return: the operation's result: the filter's errno if it returned one,
- * else @err.
+ * Return: the operation's result: the filter's errno if it returned a
+ * negative value (-EINVAL for one that is not a user errno), else @err.
  */
 int fuse_bpf_postfilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
 			const struct fuse_ops *ops, int err)
@@ -96,7 +110,7 @@ int fuse_bpf_postfilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
 	/* A backing step may have set it (a lookup finding no entry) */
 	req->meta.error_in = err ?: req->meta.error_in;
 	ret = op->postfilter(req, ops);
-	return ret < 0 && IS_ERR_VALUE((long)ret) ? ret : err;
+	return ret < 0 ? fuse_bpf_filter_errno(ret) : err;
 }
 
 /**

@@ -40,6 +40,7 @@
 #include "fuse_test_postonly.skel.h"
 #include "fuse_test_preonly.skel.h"
 #include "fuse_test_rewrite.skel.h"
+#include "fuse_test_retval.skel.h"
 #include "fuse_test_user.skel.h"
 #include "fuse_reject_buf_write.skel.h"
 #include "fuse_reject_meta_write.skel.h"
@@ -1559,6 +1560,93 @@ TEST_F(filter, postfilter_only)
 
 	bpf_link__destroy(reg);
 	fuse_test_postonly__destroy(skel);
+}
+
+/* ------------------------------------------------------------------ */
+/* What a program returns, and memory it may hold on to                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The errno a call gets when a filter returns @ret: itself for a user
+ * errno (-1 to -511), EINVAL for anything else a prefilter returns (the
+ * kernel's own codes, -ERESTARTSYS and -EIOCBQUEUED among them, are not
+ * for the VFS to see); a postfilter's value that is not negative leaves
+ * the result alone.
+ */
+static int errno_of_ret(int ret, bool post)
+{
+	if (ret < 0 && ret >= -511)
+		return -ret;
+	return post && ret >= 0 ? 0 : EINVAL;
+}
+
+static int read_one(const char *path)
+{
+	int fd = open(path, O_RDONLY), err;
+	char c;
+
+	if (fd < 0)
+		return 100 + errno;
+	err = read(fd, &c, 1) < 0 ? errno : 0;
+	close(fd);
+	return err;
+}
+
+static int write_one(const char *path)
+{
+	int fd = open(path, O_WRONLY), err;
+
+	if (fd < 0)
+		return 100 + errno;
+	err = write(fd, "x", 1) < 0 ? errno : 0;
+	close(fd);
+	return err;
+}
+
+/*
+ * Whatever a read, write or getattr prefilter or postfilter returns, the
+ * caller gets a user errno or the result: never a kernel-internal code
+ * (-EIOCBQUEUED reaches a BUG_ON in new_sync_read(), -ERESTARTSYS loops).
+ */
+TEST_F(filter, return_values_clamped)
+{
+	static const int rets[] = {
+		-1, -EDOM, -133, -511, -512 /* ERESTARTSYS */,
+		-513, -514, -516, -517, -518, -521, -524, -529 /* EIOCBQUEUED */,
+		-4095, -4096, -70000, (int)0x80000000, 5, 77, 0x7fffffff,
+	};
+	struct fuse_test_retval *skel = fuse_test_retval__open_and_load();
+	struct bpf_link *reg;
+	struct stat st;
+	unsigned int i;
+	int ret, post;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.retval_ops);
+	ASSERT_EQ(0, pt_write_file(LO("f"), "data", 0644));
+	mount_view(_metadata, "retval");
+
+	for (i = 0; i < ARRAY_SIZE(rets); i++) {
+		for (post = 0; post < 2; post++) {
+			ret = rets[i];
+			skel->bss->pre_ret = post ? 0 : ret;
+			skel->bss->post_ret = post ? ret : 0;
+			EXPECT_EQ(errno_of_ret(ret, post), read_one(MN("f")))
+				TH_LOG("read, %sfilter returning %d",
+				       post ? "post" : "pre", ret);
+			EXPECT_EQ(errno_of_ret(ret, post), write_one(MN("f")))
+				TH_LOG("write, %sfilter returning %d",
+				       post ? "post" : "pre", ret);
+			EXPECT_EQ(errno_of_ret(ret, post),
+				  err_of(stat(MN("f"), &st)))
+				TH_LOG("stat, %sfilter returning %d",
+				       post ? "post" : "pre", ret);
+		}
+	}
+	skel->bss->pre_ret = 0;
+	skel->bss->post_ret = 0;
+	bpf_link__destroy(reg);
+	fuse_test_retval__destroy(skel);
 }
 
 /* ------------------------------------------------------------------ */
