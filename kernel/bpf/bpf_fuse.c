@@ -161,37 +161,63 @@ void bpf_fuse_ops_put(struct fuse_ops *ops)
 }
 EXPORT_SYMBOL_GPL(bpf_fuse_ops_put);
 
+/*
+ * What the kfuncs allocate for a fuse_buffer.  A buffer that grows moves
+ * to a larger block, but a dynptr a program took earlier still covers the
+ * old one: the old block is kept, linked from the new, until the
+ * operation ends (bpf_fuse_free_buffer()), so that no write through such
+ * a dynptr reaches freed memory.
+ */
+struct bpf_fuse_block {
+	struct bpf_fuse_block *prev;
+	u8 data[] __aligned(8);
+};
+
+static struct bpf_fuse_block *bpf_fuse_block_of(void *data)
+{
+	return container_of(data, struct bpf_fuse_block, data[0]);
+}
+
 /**
  * bpf_fuse_free_buffer - free what was allocated for a fuse_buffer
  * @buf: an argument of an operation that is over
  *
  * Frees what bpf_fuse_get_rw_dynptr() or bpf_fuse_set_buffer() allocated,
- * once the operation is over: @buf->data if the buffer has
- * %BPF_FUSE_ALLOCATED, which is cleared, so that a second call does
- * nothing.  Data the buffer was set up with is never freed.  @buf->data
- * is not reset: the buffer must not be read afterwards.
+ * once the operation is over: @buf->data and the blocks it grew out of if
+ * the buffer has %BPF_FUSE_ALLOCATED, which is cleared, so that a second
+ * call does nothing.  Data the buffer was set up with is never freed.
+ * @buf->data is not reset: the buffer must not be read afterwards.
  *
  * Context: Any context.
  */
 void bpf_fuse_free_buffer(struct fuse_buffer *buf)
 {
-	if (buf->flags & BPF_FUSE_ALLOCATED)
-		kfree(buf->data);
+	struct bpf_fuse_block *b, *prev;
+
+	if (!(buf->flags & BPF_FUSE_ALLOCATED))
+		return;
+	for (b = bpf_fuse_block_of(buf->data); b; b = prev) {
+		prev = b->prev;
+		kfree(b);
+	}
 	buf->flags &= ~BPF_FUSE_ALLOCATED;
 }
 EXPORT_SYMBOL_GPL(bpf_fuse_free_buffer);
 
 /*
  * Make @buf writable with @size bytes in use.  A buffer that is not ours
- * (MUST_ALLOCATE) or too small is copied into a new allocation, never
- * past the protocol's limit (max_size).  Programs run in atomic context.
+ * (MUST_ALLOCATE) or too small is copied into a new block, never past the
+ * protocol's limit (max_size); the block it leaves, if ours, is kept
+ * until the operation ends.  Bytes the buffer gains are zeroed, whether
+ * or not the contents are kept: memory set up for a larger size (a
+ * readdir page, an xattr list) may hold stale bytes there.
  */
 static void *bpf_fuse_get_writable(struct fuse_buffer *buf, u64 size,
 				   bool copy, gfp_t gfp)
 {
 	bool own = !(buf->flags & BPF_FUSE_MUST_ALLOCATE) ||
 		   (buf->flags & BPF_FUSE_ALLOCATED);
-	void *data;
+	struct bpf_fuse_block *b;
 
 	if (buf->flags & BPF_FUSE_IMMUTABLE)
 		return NULL;
@@ -203,18 +229,18 @@ static void *bpf_fuse_get_writable(struct fuse_buffer *buf, u64 size,
 		return NULL;
 	}
 	if (own && size <= buf->alloc_size) {
-		if (copy && size > buf->size)
+		if (size > buf->size)
 			memset(buf->data + buf->size, 0, size - buf->size);
 		goto done;
 	}
-	data = kzalloc(size ?: 1, gfp | __GFP_NOWARN);
-	if (!data)
+	b = kzalloc(struct_size(b, data, size ?: 1), gfp | __GFP_NOWARN);
+	if (!b)
 		return NULL;
 	if (copy)
-		memcpy(data, buf->data, min_t(u64, size, buf->size));
+		memcpy(b->data, buf->data, min_t(u64, size, buf->size));
 	if (buf->flags & BPF_FUSE_ALLOCATED)
-		kfree(buf->data);
-	buf->data = data;
+		b->prev = bpf_fuse_block_of(buf->data);
+	buf->data = b->data;
 	buf->alloc_size = size ?: 1;
 	buf->flags |= BPF_FUSE_ALLOCATED;
 done:
@@ -267,16 +293,18 @@ __bpf_kfunc_start_defs();
  * @size: the bytes the buffer will hold, up to its max_size; a buffer
  *	without %BPF_FUSE_VARIABLE_SIZE keeps its size, which @size must not
  *	exceed
- * @copy: keep the current contents (up to @size), zeroing any bytes
- *	added; if false, the contents are unspecified (the old bytes or
- *	zeroes) and the program should write them all
+ * @copy: keep the current contents (up to @size); if false, the bytes
+ *	the buffer had are unspecified (the old bytes or zeroes) and the
+ *	program should write them all.  Bytes added are zeroed either way.
  *
  * The buffer is written in place if its memory is the kernel's to change
  * (no %BPF_FUSE_MUST_ALLOCATE, or allocated by an earlier call) and large
  * enough, else moved to a new zeroed allocation (its contents copied if
  * @copy) that is freed when the operation ends, whatever its result.  It
  * then holds @size bytes and has %BPF_FUSE_MODIFIED; the dynptr covers
- * them.
+ * them.  A dynptr taken over the buffer before it moved still covers the
+ * old allocation, which is kept until the operation ends too: writes
+ * through it are lost, never made to freed memory.
  *
  * Fails (null dynptr) on a read-only buffer (a postfilter's inputs),
  * past the buffer's protocol limit, and when the allocation fails; the

@@ -41,6 +41,7 @@
 #include "fuse_test_preonly.skel.h"
 #include "fuse_test_rewrite.skel.h"
 #include "fuse_test_retval.skel.h"
+#include "fuse_test_stale.skel.h"
 #include "fuse_test_user.skel.h"
 #include "fuse_reject_buf_write.skel.h"
 #include "fuse_reject_meta_write.skel.h"
@@ -1647,6 +1648,34 @@ TEST_F(filter, return_values_clamped)
 	skel->bss->post_ret = 0;
 	bpf_link__destroy(reg);
 	fuse_test_retval__destroy(skel);
+}
+
+/*
+ * A filter takes a dynptr over a name, grows the name through a second
+ * one, then writes through the first: the write lands in memory the
+ * operation still owns (the kernel frees nothing a dynptr may cover
+ * before the operation ends: KASAN would report it), not in the name.
+ */
+TEST_F(filter, grown_buffer_old_dynptr)
+{
+	struct fuse_test_stale *skel = fuse_test_stale__open_and_load();
+	char grown[200];
+	struct bpf_link *reg;
+	int i;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.stale_ops);
+	memset(grown, 'g', sizeof(grown) - 1);
+	grown[sizeof(grown) - 1] = '\0';
+	ASSERT_EQ(0, pt_write_file(LO(grown), "grown", 0644));
+	mount_view(_metadata, "stale");
+
+	for (i = 0; i < 50; i++) {
+		EXPECT_FILE("grown", MN("grow"));
+		ASSERT_EQ(0, pt_write_str("/proc/sys/vm/drop_caches", "2"));
+	}
+	bpf_link__destroy(reg);
+	fuse_test_stale__destroy(skel);
 }
 
 /* ------------------------------------------------------------------ */
