@@ -1514,18 +1514,23 @@ bool fuse_bpf_atomic_open(int *err, struct inode *dir, struct dentry *entry,
 struct fuse_bpf_readlink {
 	struct fuse_bpf_req req;
 	struct fuse_buffer name;
+	struct name_snapshot snap;
 	struct dentry *entry;
 	struct delayed_call *done;
 	const char *link;
 };
 
-/* The filters see the link's name; they may fail the call, not rename. */
+/*
+ * The filters see the link's name; they may fail the call, not rename.
+ * No lock holds the name while the lower filesystem reads the link: they
+ * see a snapshot, which a rename cannot free (fuse_bpf_get_link()).
+ */
 static int fuse_bpf_readlink_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_readlink *r = container_of(req, typeof(*r), req);
 
-	fuse_bpf_buf_in(req, &r->name, (void *)r->entry->d_name.name,
-			r->entry->d_name.len + 1, NAME_MAX + 1,
+	fuse_bpf_buf_in(req, &r->name, (void *)r->snap.name.name,
+			r->snap.name.len + 1, NAME_MAX + 1,
 			BPF_FUSE_IMMUTABLE);
 	return 0;
 }
@@ -1611,7 +1616,9 @@ bool fuse_bpf_get_link(const char **res, struct dentry *entry,
 		*res = ERR_PTR(-ECHILD);
 		return true;
 	}
+	take_dentry_name_snapshot(&r.snap, entry);
 	err = fuse_bpf_run(&r.req);
+	release_dentry_name_snapshot(&r.snap);
 	if (err == FUSE_BPF_FALLBACK)
 		return false;
 	*res = err ? ERR_PTR(err) : r.link;

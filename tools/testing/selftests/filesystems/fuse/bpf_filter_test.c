@@ -1678,6 +1678,65 @@ TEST_F(filter, grown_buffer_old_dynptr)
 	fuse_test_stale__destroy(skel);
 }
 
+#define LINK_A	"link-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define LINK_B	"link-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+/*
+ * readlink of a link that is renamed meanwhile, between names too long
+ * to be kept in the dentry (a rename frees the old one): the filters read
+ * every byte of the name they are given, which must stay valid for the
+ * whole operation.  A stress: bounded in time, clean under KASAN.
+ */
+TEST_F(filter, readlink_name_during_rename)
+{
+	struct fuse_test_stale *skel = fuse_test_stale__open_and_load();
+	char target[PATH_MAX], buf[PATH_MAX];
+	struct bpf_link *reg;
+	unsigned long reads = 0;
+	int status, i;
+	ssize_t n;
+	pid_t pid;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.stale_ops);
+	/* A target long enough to live outside the lower inode */
+	memset(target, 't', 3000);
+	target[3000] = '\0';
+	ASSERT_EQ(0, symlink(target, LO(LINK_A)));
+	mount_view(_metadata, "stale");
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		double end = pt_now() + 3;
+
+		for (i = 0; pt_now() < end; i++) {
+			if (rename(MN(LINK_A), MN(LINK_B)) ||
+			    rename(MN(LINK_B), MN(LINK_A)))
+				_exit(1);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < 100000; i++) {
+		n = readlink(MN(i & 1 ? LINK_B : LINK_A), buf, sizeof(buf));
+		if (n >= 0) {
+			EXPECT_EQ(3000, n);
+			reads++;
+		} else {
+			EXPECT_EQ(ENOENT, errno);
+		}
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+	}
+	if (i == 100000)
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	EXPECT_LT(0UL, reads);
+	EXPECT_LE(reads, (unsigned long)skel->bss->link_reads);
+	bpf_link__destroy(reg);
+	fuse_test_stale__destroy(skel);
+}
+
 /* ------------------------------------------------------------------ */
 /* The registry                                                         */
 /* ------------------------------------------------------------------ */

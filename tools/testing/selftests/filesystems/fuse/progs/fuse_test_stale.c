@@ -7,6 +7,8 @@
  *   the name to GROWN_LEN bytes through a second one, and writes through
  *   the first afterwards: that write must land in memory the program
  *   still owns, and the name looked up is the grown one.
+ * - readlink's postfilter reads every byte of the link's name, while the
+ *   test renames the link between long names.
  */
 #include "fuse_bpf.h"
 
@@ -39,9 +41,38 @@ uint32_t BPF_PROG(stale_lookup_pre, const struct bpf_fuse_meta_info *meta,
 	return BPF_FUSE_CONTINUE;
 }
 
+int link_reads;
+
+SEC("struct_ops/get_link_postfilter")
+uint32_t BPF_PROG(stale_get_link_post, const struct bpf_fuse_meta_info *meta,
+		  const struct fuse_buffer *name)
+{
+	char copy[NAME_MAX + 1];
+	struct bpf_dynptr p;
+	__u32 size;
+
+	bpf_fuse_get_ro_dynptr(name, &p);
+	size = bpf_dynptr_size(&p);
+	if (size > sizeof(copy))
+		return -EIO;
+	if (bpf_dynptr_read(copy, size, &p, 0, 0))
+		return -EIO;
+	__sync_fetch_and_add(&link_reads, 1);
+	return BPF_FUSE_CONTINUE;
+}
+
+SEC("struct_ops/get_link_prefilter")
+uint32_t BPF_PROG(stale_get_link_pre, const struct bpf_fuse_meta_info *meta,
+		  struct fuse_buffer *name)
+{
+	return BPF_FUSE_POSTFILTER;
+}
+
 SEC(".struct_ops.link")
 struct fuse_ops stale_ops = {
 	.lookup_prefilter	= (void *)stale_lookup_pre,
+	.get_link_prefilter	= (void *)stale_get_link_pre,
+	.get_link_postfilter	= (void *)stale_get_link_post,
 	.name			= "stale",
 };
 
