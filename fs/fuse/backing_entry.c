@@ -172,12 +172,14 @@ static int fuse_bpf_entry_backing_id(struct fuse_conn *fc,
 }
 
 /*
- * A path relative to the backing directory of the node the reply's
- * request was in, resolved with the backing credentials, that cannot leave
- * it: no "..", absolute symlink or magic link out of it, no mount crossed
- * (RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_XDEV); a symlink
- * ending it is the backing itself.  It reaches no further than the
- * kernel's own lookups below that directory: no privilege is asked.
+ * A name of one component in the backing directory of the node the
+ * reply's request was in, looked up there as the kernel's own lookups are
+ * (fuse_bpf_lookup()): with the backing credentials, the symlink itself
+ * if it names one, no mount crossed.  A path of several components would
+ * be walked with the backing credentials through directories the caller
+ * and the daemon may not search, past the mount's filter: refused.  The
+ * caller passed the search permission of the directory the name is in,
+ * whose names the daemon serves: no privilege is asked.
  */
 static int fuse_bpf_entry_backing_name(struct fuse_conn *fc,
 				       struct fuse_bpf_entry *e,
@@ -186,30 +188,37 @@ static int fuse_bpf_entry_backing_name(struct fuse_conn *fc,
 {
 	size_t len = strnlen(out->name, sizeof(out->name));
 	const struct cred *old;
-	struct path path;
+	struct dentry *lower;
 	struct inode *dir;
+	struct path path;
 	int err = -EINVAL;
 
-	if (!len || len == sizeof(out->name))
+	if (!len || len == sizeof(out->name) || memchr(out->name, '/', len) ||
+	    !strcmp(out->name, ".") || !strcmp(out->name, ".."))
 		return -EINVAL;
+	/* As FUSE's notifications: the superblock stays while the node is used */
 	down_read(&fc->killsb);
 	dir = fuse_ilookup(fc, dir_id, NULL);
-	up_read(&fc->killsb);
-	if (!dir)
-		return -ENOENT;
-	if (fuse_bpf_backed(dir)) {
+	if (dir && fuse_bpf_backed(dir)) {
 		old = fuse_bpf_override_creds(dir);
-		err = vfs_path_lookup(fuse_bpf_dentry(dir), fuse_bpf_path(dir)->mnt,
-				      out->name, LOOKUP_BENEATH |
-				      LOOKUP_NO_MAGICLINKS | LOOKUP_NO_XDEV,
-				      &path);
+		lower = lookup_one_len_unlocked(out->name, fuse_bpf_dentry(dir),
+						len);
 		revert_creds(old);
+		err = PTR_ERR_OR_ZERO(lower);
+		if (!err && d_really_is_negative(lower))
+			err = -ENOENT;
+		path = (struct path){ .mnt = fuse_bpf_path(dir)->mnt,
+				      .dentry = lower };
+		if (!err)
+			err = fuse_bpf_entry_set_backing(fc, e, &path,
+							 fc->backing_cred);
+		if (!IS_ERR(lower))
+			dput(lower);
+	} else if (!dir) {
+		err = -ENOENT;
 	}
 	iput(dir);
-	if (err)
-		return err;
-	err = fuse_bpf_entry_set_backing(fc, e, &path, fc->backing_cred);
-	path_put(&path);
+	up_read(&fc->killsb);
 	return err;
 }
 
@@ -307,14 +316,12 @@ static struct fuse_ops *fuse_bpf_parent_ops(struct fuse_conn *fc, u64 nodeid)
 	struct fuse_ops *ops;
 	struct inode *dir;
 
-	/* As the daemon's notifications find their inodes */
+	/* As the daemon's notifications find and drop their inodes */
 	down_read(&fc->killsb);
 	dir = fuse_ilookup(fc, nodeid, NULL);
-	up_read(&fc->killsb);
-	if (!dir)
-		return NULL;
-	ops = bpf_fuse_ops_tryget(fuse_bpf_node_ops(dir));
+	ops = dir ? bpf_fuse_ops_tryget(fuse_bpf_node_ops(dir)) : NULL;
 	iput(dir);
+	up_read(&fc->killsb);
 	return ops;
 }
 

@@ -40,8 +40,8 @@
  * - bpf_filter_by_name, bpf_filter_by_fd: the sample fuse_readonly filter
  *   given to a backed node, and taken away again.
  * - daemon_ops_*: a backed node leaves the operations named to the daemon.
- * - backing_name_beneath: a backing named by a path that cannot leave the
- *   directory's backing.
+ * - backing_name_beneath: a backing named by one name in the directory's
+ *   backing, never a path through other directories.
  * - abort_backed_nodes_go_on: the connection aborted mid-lookup.
  * - fopen_passthrough_same_connection: 6.12's FOPEN_PASSTHROUGH next to
  *   backed nodes.
@@ -1525,9 +1525,10 @@ TEST_F_TIMEOUT(entry, forget_only_daemon_ids, 120)
 #define EXPECT_LOWER_A(names) EXPECT_NAMES(names, IN_LOWER("a"))
 
 /*
- * FUSE_ENTRY_BACKING_NAME: a backing named by a path below the backing of
+ * FUSE_ENTRY_BACKING_NAME: a backing named by one name in the backing of
  * the directory the lookup was in (a, which leaves LOOKUP to the daemon).
- * The path cannot leave that directory.
+ * Never a path: one through bob/, which only the lower's owner may
+ * search, would be walked with the backing credentials.
  */
 TEST_F(entry, backing_name_beneath)
 {
@@ -1535,12 +1536,17 @@ TEST_F(entry, backing_name_beneath)
 		const char *name;
 		int err;
 	} bad[] = {
-		{ "../b/f", EXDEV },	/* .. out of a */
-		{ "esc/f", EXDEV },	/* a relative symlink out of a */
-		{ "abs/etc", EXDEV },	/* an absolute symlink */
-		{ "/etc/passwd", ENOENT }, /* taken below a */
+		{ "../b/f", EINVAL },	/* .. out of a */
+		{ "esc/f", EINVAL },	/* a relative symlink out of a */
+		{ "abs/etc", EINVAL },	/* an absolute symlink */
+		{ "/etc/passwd", EINVAL },
+		{ "..", EINVAL },
+		{ ".", EINVAL },
+		/* Through a directory only the lower's owner may search */
+		{ "bob/notes", EINVAL },
 		{ "none", ENOENT },
 		{ "sub", EINVAL },	/* a directory for the daemon's file */
+		{ "esc", EINVAL },	/* a symlink, itself, for a file */
 	};
 	struct fuse_bpf_entry_out *e;
 	struct plan *p, *q;
@@ -1551,6 +1557,9 @@ TEST_F(entry, backing_name_beneath)
 	ASSERT_EQ(0, symlink("../b", IN_LOWER("a/esc")));
 	ASSERT_EQ(0, symlink("/", IN_LOWER("a/abs")));
 	ASSERT_EQ(0, mkdir(IN_LOWER("a/sub"), 0755));
+	ASSERT_EQ(0, mkdir(IN_LOWER("a/bob"), 0700));
+	ASSERT_EQ(0, pt_write_file(IN_LOWER("a/bob/notes"), "bob's", 0600));
+	ASSERT_EQ(0, chown(IN_LOWER("a/bob"), LOWER_UID, LOWER_UID));
 	self->d->entry_timeout_ms = 0;
 	p = plan_set(self->s, "a", BY_IOCTL);
 	e = plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
