@@ -268,6 +268,13 @@ static int fuse_bpf_entry_one(struct fuse_conn *fc, struct fuse_bpf_entry *e,
 		return -EINVAL;
 	if (backing ? e->backing_action : e->bpf_action)
 		return -EINVAL;
+	/*
+	 * A filter is the mounter's policy for the nodes below (root_bpf=),
+	 * and a name probes the registry: giving or taking one is for a
+	 * replier as privileged as for a backing descriptor.
+	 */
+	if (!backing && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	if (set_backing) {
 		err = fuse_bpf_entry_daemon_ops(e, out->daemon_ops);
 		if (err)

@@ -39,6 +39,8 @@
  *   as many lookups as the kernel took.
  * - bpf_filter_by_name, bpf_filter_by_fd: the sample fuse_readonly filter
  *   given to a backed node, and taken away again.
+ * - filter_entries_need_admin: but not by a replier without
+ *   CAP_SYS_ADMIN, which cannot probe the registry either.
  * - daemon_ops_*: a backed node leaves the operations named to the daemon.
  * - backing_name_beneath: a backing named by one name in the directory's
  *   backing, never a path through other directories.
@@ -2093,6 +2095,59 @@ TEST_F(entry, bpf_filter_by_name)
 		TH_LOG("removing the filter: %s", errstr(p->err));
 	EXPECT_LOWER_A("f n1 n3 ");
 	EXPECT_EQ(0UL, self->s->req_on[self->id_a]);
+
+	expect_all_forgotten(_metadata, self);
+	EXPECT_EQ(0, fuse_daemon_umount(self->d));
+	bpf_link__destroy(link);
+	fuse_readonly__destroy(skel);
+}
+
+/*
+ * Filter entries need CAP_SYS_ADMIN, as backing descriptors do: a replier
+ * without it can neither take away the filter a node has, nor give one,
+ * nor tell a registered name from an unknown one (EPERM for both).
+ */
+TEST_F(entry, filter_entries_need_admin)
+{
+	static const char *const names[] = { "readonly", "nosuchname" };
+	struct fuse_readonly *skel;
+	struct bpf_link *link;
+	struct plan *p;
+	unsigned int i;
+	int pin;
+
+	skel = fuse_readonly__open_and_load();
+	ASSERT_NE(NULL, skel);
+	link = bpf_map__attach_struct_ops(skel->maps.readonly_ops);
+	ASSERT_NE(NULL, link)
+		TH_LOG("registering readonly: %s", strerror(errno));
+	self->d->entry_timeout_ms = 0;
+	self->d->attr_timeout_ms = 0;
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	plan_add_name(p, "readonly", sizeof("readonly"));
+	daemon_up(_metadata, self);
+	EXPECT_EQ(-EROFS, create_file(IN_MNT("a/n1"), "1"));
+	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_EQ(0, p->err);
+	pin = open(IN_MNT("a"), O_PATH | O_CLOEXEC);
+	ASSERT_LE(0, pin);
+
+	p = plan_set(self->s, "a", BY_WRITE);
+	plan_add(p, FUSE_ENTRY_REMOVE_BPF, 0);
+	p->cfg.drop_admin = true;
+	expect_refused(_metadata, self, "a", EPERM);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		p = plan_set(self->s, "a", BY_WRITE);
+		plan_add_name(p, names[i], strlen(names[i]) + 1);
+		p->cfg.drop_admin = true;
+		expect_refused(_metadata, self, "a", EPERM);
+	}
+	/* A plain reply keeps the filter the node has */
+	plan_set(self->s, "a", BY_WRITE);
+	EXPECT_EQ(-EROFS, create_file(IN_MNT("a/n2"), "2"));
+	EXPECT_LOWER_A("f ");
+	close(pin);
 
 	expect_all_forgotten(_metadata, self);
 	EXPECT_EQ(0, fuse_daemon_umount(self->d));
