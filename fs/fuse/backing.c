@@ -373,16 +373,21 @@ void fuse_bpf_copyattr(struct inode *inode)
 }
 
 struct fuse_bpf_iget_data {
-	struct dentry *lower;
+	const struct path *lower;
 	struct fuse_ops *ops;
 };
 
+/*
+ * One FUSE inode per lower inode and lower mount: the mount says what a
+ * node may do (a read-only bind mount of the same filesystem).
+ */
 static int fuse_bpf_inode_test(struct inode *inode, void *data)
 {
 	struct fuse_bpf_iget_data *d = data;
-	struct dentry *lower = fuse_bpf_dentry(inode);
+	struct path *path = fuse_bpf_path(inode);
 
-	return lower && d_inode(lower) == d_inode(d->lower);
+	return path->dentry && d_inode(path->dentry) == d_inode(d->lower->dentry) &&
+	       path->mnt == d->lower->mnt;
 }
 
 /* A new node: its own node id, its backing dentry, its parent's filter. */
@@ -394,7 +399,9 @@ static int fuse_bpf_inode_set(struct inode *inode, void *data)
 	u64 id = atomic64_inc_return(&fc->backing_nodeid);
 
 	fi->nodeid = FUSE_BPF_NODEID_BIT | id;
-	fi->backing_path.dentry = dget(d->lower);
+	fi->backing_path.dentry = dget(d->lower->dentry);
+	/* For fuse_bpf_inode_test(); fuse_bpf_init_inode() takes its reference */
+	fi->backing_path.mnt = d->lower->mnt;
 	fi->bpf_ops = bpf_fuse_ops_tryget(d->ops);
 	return 0;
 }
@@ -492,8 +499,8 @@ void fuse_bpf_init_inode(struct inode *inode, struct vfsmount *mnt)
  * @dir: the backed directory it was found or made in
  * @path: the backing dentry (positive) and its mount
  *
- * Hard links of one lower inode share one FUSE inode; its node id comes
- * from the kernel's own id space (FUSE_BPF_NODEID_BIT).  A new node
+ * Hard links of one lower inode on one lower mount share one FUSE inode;
+ * its node id comes from the kernel's own id space (FUSE_BPF_NODEID_BIT).  A new node
  * inherits the filter of @dir.
  *
  * Context: process context, may sleep.
@@ -505,7 +512,7 @@ void fuse_bpf_init_inode(struct inode *inode, struct vfsmount *mnt)
 struct inode *fuse_bpf_iget(struct inode *dir, const struct path *path)
 {
 	struct fuse_bpf_iget_data data = {
-		.lower = path->dentry,
+		.lower = path,
 		.ops = fuse_bpf_node_ops(dir),
 	};
 	struct inode *lower = d_inode(path->dentry);

@@ -914,7 +914,8 @@ const struct fuse_bpf_op fuse_bpf_link_op = {
  * the backing credentials, and instantiates @entry with @old's inode.
  *
  * Return: true if FUSE-BPF served the operation, its result in @err (-EXDEV
- * if @old has no backing inode); false if @dir has no backing inode, or its
+ * if @old has no backing inode, or one on another lower mount than @dir's,
+ * as link(2) across mounts); false if @dir has no backing inode, or its
  * daemon_ops or a filter send FUSE_LINK to the daemon.
  */
 bool fuse_bpf_link(int *err, struct dentry *old, struct inode *dir,
@@ -928,7 +929,8 @@ bool fuse_bpf_link(int *err, struct dentry *old, struct inode *dir,
 
 	if (!fuse_bpf_backed(dir))
 		return false;
-	if (!fuse_bpf_backed(d_inode(old))) {
+	if (!fuse_bpf_backed(d_inode(old)) ||
+	    fuse_bpf_path(d_inode(old))->mnt != fuse_bpf_path(dir)->mnt) {
 		*err = -EXDEV;
 		return true;
 	}
@@ -1300,7 +1302,8 @@ const struct fuse_bpf_op fuse_bpf_rename_op = {
  *
  * Return: false if neither directory has a backing inode, or @olddir's
  * daemon_ops or a filter send the rename to the daemon; otherwise true, the
- * result in @err (-EXDEV if only one of them has one).
+ * result in @err (-EXDEV if only one of them has one, or their backings
+ * are on different lower mounts, as rename(2) across mounts).
  */
 bool fuse_bpf_rename(int *err, struct inode *olddir, struct dentry *oldent,
 		     struct inode *newdir, struct dentry *newent,
@@ -1317,7 +1320,8 @@ bool fuse_bpf_rename(int *err, struct inode *olddir, struct dentry *oldent,
 
 	if (!fuse_bpf_backed(olddir) && !fuse_bpf_backed(newdir))
 		return false;
-	if (!fuse_bpf_backed(olddir) || !fuse_bpf_backed(newdir)) {
+	if (!fuse_bpf_backed(olddir) || !fuse_bpf_backed(newdir) ||
+	    fuse_bpf_path(olddir)->mnt != fuse_bpf_path(newdir)->mnt) {
 		*err = -EXDEV;
 		return true;
 	}

@@ -53,6 +53,9 @@
  *   its body (a rename's target directory, a link's source).
  * - racing_excl_creates_one_winner: O_EXCL creates racing in a backed
  *   directory.
+ * - lower_mounts_kept_apart: backings of one directory through a
+ *   read-only and a writable mount of the lower are distinct nodes, and
+ *   renames and links between them are EXDEV.
  * - daemon_node_in_backed_dir, daemon_dir_under_backed_root: nodes of
  *   the daemon's in and under backed directories revalidate as FUSE's.
  * - readdirplus_never_overrides_backing: READDIRPLUS entries keep a
@@ -1883,6 +1886,62 @@ TEST_F(entry, daemon_dir_under_backed_root)
 	EXPECT_EQ(0, fuse_daemon_umount(self->d));
 	bpf_link__destroy(reg);
 	fuse_test_user__destroy(skel);
+}
+
+/*
+ * "a" backed by the lower a/, "b" by the same directory through a
+ * read-only bind mount of the lower: the lower mount is part of a backing.
+ * b/f is a node of its own, read-only as its mount; a rename or a link
+ * between a and b crosses lower mounts (EXDEV, as rename(2) and link(2)
+ * across mounts), and nothing reaches the read-only mount.
+ */
+TEST_F(entry, lower_mounts_kept_apart)
+{
+	char ro[80], path[PATH_MAX];
+	struct plan *p;
+	int fd_ro, fd;
+
+	snprintf(ro, sizeof(ro), "%s.ro", self->lower);
+	ASSERT_EQ(0, mkdir(ro, 0755));
+	ASSERT_EQ(0, mount(self->lower, ro, NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, mount(NULL, ro, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY,
+			   NULL));
+	snprintf(path, sizeof(path), "%s/a", ro);
+	fd_ro = open_dir(path);
+	ASSERT_LE(0, fd_ro);
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	p = plan_set(self->s, "b", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, fd_ro);
+	daemon_up(_metadata, self);
+
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
+	EXPECT_FILE(LOWER_A, IN_MNT("b/f"));
+	fd = open(IN_MNT("b/f"), O_WRONLY | O_APPEND);
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(EROFS, errno);
+	if (fd >= 0)
+		close(fd);
+	fd = open(IN_MNT("a/f"), O_WRONLY | O_APPEND);
+	EXPECT_LE(0, fd);
+	if (fd >= 0)
+		close(fd);
+	EXPECT_EQ(EXDEV, rename(IN_MNT("a/f"), IN_MNT("b/g")) ? errno : 0);
+	EXPECT_EQ(EXDEV, rename(IN_MNT("b/f"), IN_MNT("a/g")) ? errno : 0);
+	EXPECT_EQ(EXDEV, link(IN_MNT("a/f"), IN_MNT("b/h")) ? errno : 0);
+	EXPECT_EQ(EXDEV, link(IN_MNT("b/f"), IN_MNT("a/h")) ? errno : 0);
+	EXPECT_LOWER_A("f ");
+	/* Within one mount, as before */
+	EXPECT_EQ(0, rename(IN_MNT("a/f"), IN_MNT("a/g")));
+	EXPECT_EQ(0, rename(IN_MNT("a/g"), IN_MNT("a/f")));
+	EXPECT_EQ(EROFS, rename(IN_MNT("b/f"), IN_MNT("b/g")) ? errno : 0);
+	EXPECT_LOWER_A("f ");
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(0, plan_find(self->s, "b")->err);
+
+	EXPECT_EQ(0, fuse_daemon_umount(self->d));
+	close(fd_ro);
+	EXPECT_EQ(0, umount2(ro, MNT_DETACH));
 }
 
 /*
