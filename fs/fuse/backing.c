@@ -915,18 +915,23 @@ bool fuse_bpf_sync_fs(int *err, struct super_block *sb)
 
 /**
  * fuse_bpf_init_reply() - filter the flags of a daemon's FUSE_INIT reply
- * @fc: the connection
+ * @fm: the mount
  * @flags: the reply's flags (flags2 in the upper half), filtered in place
  *
- * On a mount with a backed root (its backing credentials set at mount)
- * the daemon may not make it idmappable (backing operations would not map
- * ids) nor give it file handles (they would mean nothing to a daemon):
- * FUSE_ALLOW_IDMAP and FUSE_NO_EXPORT_SUPPORT are cleared.
+ * A mount that has backed nodes (a backed root) or may get them (the
+ * daemon accepts FUSE_PASSTHROUGH, and so may back nodes in its LOOKUP
+ * replies) is not made idmappable (backing operations would not map ids)
+ * and gives no file handles (those of nodes the kernel made would carry
+ * node ids the daemon never gave): FUSE_ALLOW_IDMAP and
+ * FUSE_NO_EXPORT_SUPPORT are cleared, and the export operations dropped.
+ * This is decided here, before any LOOKUP reply could back a node.
  */
-void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags)
+void fuse_bpf_init_reply(struct fuse_mount *fm, u64 *flags)
 {
-	if (fc->backing_cred)
-		*flags &= ~(FUSE_ALLOW_IDMAP | FUSE_NO_EXPORT_SUPPORT);
+	if (!fm->fc->backing_cred && !(*flags & FUSE_PASSTHROUGH))
+		return;
+	*flags &= ~(FUSE_ALLOW_IDMAP | FUSE_NO_EXPORT_SUPPORT);
+	fm->sb->s_export_op = NULL;
 }
 
 /**

@@ -14,6 +14,7 @@
 #include <linux/fs_context.h>
 
 struct fuse_conn;
+struct fuse_mount;
 struct fuse_inode;
 struct fuse_fs_context;
 struct fs_parameter;
@@ -414,7 +415,7 @@ void fuse_bpf_evict_inode(struct inode *inode);
 void fuse_bpf_conn_free(struct fuse_conn *fc);
 void fuse_bpf_free_fsc(struct fuse_fs_context *ctx);
 bool fuse_bpf_keep_dentry(const struct dentry *dentry);
-void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags);
+void fuse_bpf_init_reply(struct fuse_mount *fm, u64 *flags);
 bool fuse_bpf_sync_fs(int *err, struct super_block *sb);
 
 /* backing_entry.c: the daemon's entries in LOOKUP replies */
@@ -535,7 +536,7 @@ static inline void fuse_bpf_free_fsc(struct fuse_fs_context *ctx)
 }
 
 static inline bool fuse_bpf_keep_dentry(const struct dentry *d) { return false; }
-static inline void fuse_bpf_init_reply(struct fuse_conn *fc, u64 *flags) {}
+static inline void fuse_bpf_init_reply(struct fuse_mount *fm, u64 *flags) {}
 #define fuse_bpf_sync_fs(...)		false
 
 #define fuse_bpf_lookup(...)		false
