@@ -866,10 +866,44 @@ static int fuse_bpf_xattr_reply_done(struct fuse_bpf_req *req,
 }
 
 /*
- * The name the filter left: NUL-terminated, not empty, and in the
- * namespace of the caller's (the part up to the first '.'), on which the
- * VFS checked the caller: a filter may not move a name into trusted.* or
- * security.* for a caller who may only write user.*.
+ * Namespaces whose names the VFS and the LSMs judge one by one, for the
+ * caller: security.capability asks CAP_SETFCAP (cap_convert_nscap()) and
+ * is read back through cap_inode_getsecurity(), other security.* names
+ * CAP_SYS_ADMIN or an LSM's own rules (SELinux's relabel permissions for
+ * security.selinux), system.* names are ACLs of one kind or another, and
+ * trusted.* names mean something of their own to the lower filesystem
+ * (overlayfs's trusted.overlay.*).
+ */
+static bool fuse_bpf_xattr_exact_ns(const char *name)
+{
+	return str_has_prefix(name, XATTR_SECURITY_PREFIX) ||
+	       str_has_prefix(name, XATTR_SYSTEM_PREFIX) ||
+	       str_has_prefix(name, XATTR_TRUSTED_PREFIX);
+}
+
+/**
+ * fuse_bpf_xattr_name() - Check the xattr name the filters left
+ * @x: the operation's name, as the caller gave it, and its buffer
+ *
+ * The VFS checked the caller on the name it gave, and the lower
+ * filesystem is asked with the backing credentials, which would pass
+ * whatever a filter asks for.  So a name a filter (a BPF program or the
+ * daemon's prefilter) rewrote must be NUL-terminated, not empty, and in
+ * the namespace of the caller's (the part up to the first '.'): a filter
+ * may not move a name into trusted.* or security.* for a caller who may
+ * only write user.*.  In security.*, system.* and trusted.*, where the
+ * full name decides who may read or write it, it must be the caller's
+ * name: a filter may not turn security.selinux into security.capability,
+ * which would be set with the mounter's CAP_SETFCAP.  Refusing is simpler
+ * and safer than judging the caller again on the new name, which would
+ * need the FUSE dentry for security_inode_setxattr() and a second
+ * cap_convert_nscap() of the value.
+ *
+ * Context: the backing step of a getxattr, setxattr or removexattr.
+ *
+ * Return: 0, with @x->name the name to use; -EINVAL for a name that is not
+ * a string; -EPERM for one out of the caller's namespace, or other than
+ * the caller's in security.*, system.* or trusted.*.
  */
 static int fuse_bpf_xattr_name(struct fuse_bpf_xattr *x)
 {
@@ -882,6 +916,8 @@ static int fuse_bpf_xattr_name(struct fuse_bpf_xattr *x)
 		return PTR_ERR(name);
 	dot = strchr(x->name, '.');
 	if (!dot || strncmp(name, x->name, dot - x->name + 1))
+		return -EPERM;
+	if (fuse_bpf_xattr_exact_ns(x->name) && strcmp(name, x->name))
 		return -EPERM;
 	x->name = name;
 	return 0;
@@ -1077,6 +1113,35 @@ static int fuse_bpf_setxattr_pre(struct fuse_bpf_req *req,
 				       &s->value_buf);
 }
 
+/**
+ * fuse_bpf_setxattr_value() - Check the value the filters left
+ * @s: the setxattr, its name checked (fuse_bpf_xattr_name())
+ *
+ * The value of a security.* attribute was judged with the caller's
+ * credentials too: an LSM checks the label it sets (SELinux's relabelto),
+ * and cap_convert_nscap() made a security.capability value the caller's
+ * (a v3 one with the root id of the caller's user namespace).  The lower
+ * call, with the backing credentials, would judge neither for the
+ * caller, so a filter may not change such a value.  Other values are the
+ * filters' to rewrite.
+ *
+ * Return: 0, with @s->value and @s->size the value to set; -EPERM for a
+ * security.* value a filter changed.
+ */
+static int fuse_bpf_setxattr_value(struct fuse_bpf_setxattr *s)
+{
+	const struct fuse_buffer *b = &s->value_buf;
+
+	if (!(b->flags & BPF_FUSE_MODIFIED))
+		return 0;
+	if (str_has_prefix(s->x.name, XATTR_SECURITY_PREFIX) &&
+	    (b->size != s->size || memcmp(b->data, s->value, s->size)))
+		return -EPERM;
+	s->value = b->data;
+	s->size = b->size;
+	return 0;
+}
+
 static int fuse_bpf_setxattr_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_setxattr *s = container_of(req, typeof(*s), x.req);
@@ -1089,10 +1154,9 @@ static int fuse_bpf_setxattr_backing(struct fuse_bpf_req *req)
 		return err;
 	if (s->x.is_acl)
 		return vfs_set_acl(idmap, lower, s->x.name, s->acl);
-	if (s->value_buf.flags & BPF_FUSE_MODIFIED) {
-		s->value = s->value_buf.data;
-		s->size = s->value_buf.size;
-	}
+	err = fuse_bpf_setxattr_value(s);
+	if (err)
+		return err;
 	return vfs_setxattr(idmap, lower, s->x.name, s->value, s->size,
 			    s->flags);
 }
@@ -1188,8 +1252,9 @@ static bool fuse_bpf_xattr_run(int *err, u32 opcode, struct inode *inode,
  * @size: its size; 0 asks for the value's size only
  *
  * Reads the lower attribute (vfs_getxattr()) by the name the filters
- * leave, which must stay in @name's namespace (-EPERM).  A postfilter may
- * rewrite the value, within @size (-ERANGE).
+ * leave, which must stay in @name's namespace, and be @name in
+ * security.*, system.* and trusted.* (-EPERM, fuse_bpf_xattr_name()).  A
+ * postfilter may rewrite the value, within @size (-ERANGE).
  *
  * Return: true if FUSE-BPF served the operation, its result in @res; false
  * if @inode has no backing inode, or its daemon_ops or a filter send
@@ -1290,8 +1355,10 @@ static bool fuse_bpf_xattr_write(int *err, u32 opcode, struct inode *inode,
  * Judges the caller again on the lower inode: user.* needs write permission
  * (and ownership of a sticky directory), namespaces other than trusted.*
  * and security.* need ownership.  Then sets the attribute with
- * vfs_setxattr(), for the caller.  The filters may rewrite the value, and
- * the name within its namespace.
+ * vfs_setxattr(), for the caller.  The filters may rewrite the value but
+ * in security.* (fuse_bpf_setxattr_value()), and the name within its
+ * namespace but in security.*, system.* and trusted.*, where it must stay
+ * @name (fuse_bpf_xattr_name()); -EPERM otherwise.
  *
  * Return: true if FUSE-BPF served the operation, its result in @err; false
  * if @inode has no backing inode, or its daemon_ops or a filter send
@@ -1341,7 +1408,9 @@ static bool fuse_bpf_xattr_remove(int *err, struct inode *inode,
  *
  * Judges the caller again as fuse_bpf_setxattr() does, then removes the
  * attribute with vfs_removexattr() and the backing credentials.  The
- * filters may rewrite the name within its namespace.
+ * filters may rewrite the name within its namespace, but in security.*,
+ * system.* and trusted.*, where it must stay @name (-EPERM,
+ * fuse_bpf_xattr_name()).
  *
  * Return: true if FUSE-BPF served the operation, its result in @err; false
  * if @inode has no backing inode, or its daemon_ops or a filter send

@@ -344,10 +344,35 @@ bool fuse_bpf_revalidate(int *ret, struct dentry *entry, unsigned int flags)
 struct fuse_bpf_make {
 	struct fuse_bpf_req req;
 	struct dentry *entry;
+	umode_t mode;		/* the caller's, as checked; 0 if none */
 	struct fuse_buffer name;
 	struct fuse_entry_out entry_out;
 	struct path made;
 };
+
+/**
+ * fuse_bpf_check_mode() - Check the mode the filters left for a new node
+ * @asked: the mode the caller asked for, as the VFS passed it on
+ * @mode: the mode the filters left
+ *
+ * A filter may change the permission bits of a new node and clear its
+ * set-user-ID and set-group-ID bits, not add those the caller did not ask
+ * for.  The VFS judged the caller's set-id bits with its credentials
+ * before FUSE saw the mode (mode_strip_sgid() takes S_ISGID from a file
+ * made in a set-group-ID directory of a group the caller is not in,
+ * without CAP_FSETID); the lower filesystem would judge added ones with
+ * the mounter's CAP_FSETID.  Refusing them is what setattr does with a
+ * change a filter adds.  Other bits of a node the caller owns are its own
+ * to chmod.
+ *
+ * Return: 0, or -EPERM if @mode has a set-id bit @asked has not.
+ */
+static int fuse_bpf_check_mode(umode_t asked, umode_t mode)
+{
+	if (mode & ~asked & (S_ISUID | S_ISGID))
+		return -EPERM;
+	return 0;
+}
 
 /* The name, after the operation's own input structure, as FUSE sends it */
 static void fuse_bpf_make_name(struct fuse_bpf_make *m)
@@ -365,7 +390,8 @@ static void fuse_bpf_make_out(struct fuse_bpf_make *m)
 /*
  * Look the name the filters leave up in the lower directory and make the
  * lower entry with @make there.  @mode, unless 0 (a link makes no inode),
- * is what the LSMs are told the new node is (fuse_bpf_create_creds()).
+ * is what the LSMs are told the new node is (fuse_bpf_create_creds()),
+ * with no set-id bit the caller did not ask for (fuse_bpf_check_mode()).
  */
 static int fuse_bpf_make_backing(struct fuse_bpf_make *m, umode_t mode,
 				 int (*make)(struct fuse_bpf_make *m,
@@ -379,7 +405,9 @@ static int fuse_bpf_make_backing(struct fuse_bpf_make *m, umode_t mode,
 	struct qstr name;
 	int err;
 
-	err = fuse_bpf_buf_qstr(&m->name, &name);
+	err = fuse_bpf_check_mode(m->mode, mode);
+	if (!err)
+		err = fuse_bpf_buf_qstr(&m->name, &name);
 	if (!err && mode)
 		err = fuse_bpf_create_creds(req, m->entry, mode, &name);
 	if (err)
@@ -521,7 +549,8 @@ const struct fuse_bpf_op fuse_bpf_create_op = {
  *
  * Creates the lower file with vfs_create() and the mode the filters
  * leave, for the caller (who owns it), and instantiates @entry with its
- * FUSE inode.  The file is not opened.
+ * FUSE inode.  The filters may not add S_ISUID or S_ISGID to @mode
+ * (-EPERM, fuse_bpf_check_mode()).  The file is not opened.
  *
  * Return: true if FUSE-BPF served the operation, its result in @err;
  * false if @dir has no backing inode, or its daemon_ops or a filter
@@ -533,6 +562,7 @@ bool fuse_bpf_create(int *err, struct inode *dir, struct dentry *entry,
 	struct fuse_bpf_create c = {
 		.m.req = FUSE_BPF_REQ(FUSE_CREATE, dir),
 		.m.entry = entry,
+		.m.mode = mode,
 		.in = { .mode = mode, .umask = current_umask() },
 		.excl = excl,
 	};
@@ -545,8 +575,7 @@ bool fuse_bpf_create(int *err, struct inode *dir, struct dentry *entry,
 struct fuse_bpf_mknod {
 	struct fuse_bpf_make m;
 	struct fuse_mknod_in in;
-	umode_t mode;		/* the caller's, as checked */
-	u32 rdev;
+	u32 rdev;		/* the caller's, as checked */
 };
 
 static int fuse_bpf_mknod_setup(struct fuse_bpf_req *req)
@@ -583,7 +612,7 @@ static int fuse_bpf_mknod_backing(struct fuse_bpf_req *req)
 	struct fuse_bpf_mknod *n = container_of(req, typeof(*n), m.req);
 
 	/* A filter may change permissions, not what the node is */
-	if ((n->in.mode ^ n->mode) & S_IFMT || n->in.rdev != n->rdev)
+	if ((n->in.mode ^ n->m.mode) & S_IFMT || n->in.rdev != n->rdev)
 		return -EPERM;
 	return fuse_bpf_make_backing(&n->m, n->in.mode, fuse_bpf_mknod_lower);
 }
@@ -617,7 +646,8 @@ const struct fuse_bpf_op fuse_bpf_mknod_op = {
  *
  * Makes the lower node with vfs_mknod(), for the caller, and instantiates
  * @entry with its FUSE inode.  The filters may change the permission
- * bits, not the file type nor @rdev (-EPERM).
+ * bits, not the file type nor @rdev, nor add S_ISUID or S_ISGID (-EPERM,
+ * fuse_bpf_check_mode()).
  *
  * Return: true if FUSE-BPF served the operation, its result in @err;
  * false if @dir has no backing inode, or its daemon_ops or a filter
@@ -629,12 +659,12 @@ bool fuse_bpf_mknod(int *err, struct inode *dir, struct dentry *entry,
 	struct fuse_bpf_mknod n = {
 		.m.req = FUSE_BPF_REQ(FUSE_MKNOD, dir),
 		.m.entry = entry,
+		.m.mode = mode,
 		.in = {
 			.mode = mode,
 			.rdev = new_encode_dev(rdev),
 			.umask = current_umask(),
 		},
-		.mode = mode,
 		.rdev = new_encode_dev(rdev),
 	};
 
@@ -713,6 +743,8 @@ const struct fuse_bpf_op fuse_bpf_mkdir_op = {
  *
  * Makes the lower directory with vfs_mkdir() and the mode the filters
  * leave, for the caller, and instantiates @entry with its FUSE inode.
+ * The filters may not add S_ISUID or S_ISGID to @mode (-EPERM,
+ * fuse_bpf_check_mode()).
  *
  * Return: true if FUSE-BPF served the operation, its result in @err;
  * false if @dir has no backing inode, or its daemon_ops or a filter
@@ -724,6 +756,7 @@ bool fuse_bpf_mkdir(int *err, struct inode *dir, struct dentry *entry,
 	struct fuse_bpf_mkdir d = {
 		.m.req = FUSE_BPF_REQ(FUSE_MKDIR, dir),
 		.m.entry = entry,
+		.m.mode = mode,
 		.in = { .mode = mode, .umask = current_umask() },
 	};
 
@@ -1334,6 +1367,7 @@ bool fuse_bpf_rename(int *err, struct inode *olddir, struct dentry *oldent,
 struct fuse_bpf_tmpfile {
 	struct fuse_bpf_req req;
 	struct fuse_create_in in;
+	umode_t mode;		/* the caller's, as checked */
 	struct file *file;
 	struct file *lower;
 };
@@ -1368,7 +1402,9 @@ static int fuse_bpf_tmpfile_backing(struct fuse_bpf_req *req)
 				    t->in.flags);
 	if (flags < 0)
 		return flags;
-	err = fuse_bpf_create_creds(req, entry, mode, &entry->d_name);
+	err = fuse_bpf_check_mode(t->mode, mode);
+	if (!err)
+		err = fuse_bpf_create_creds(req, entry, mode, &entry->d_name);
 	if (err)
 		return err;
 	lower = backing_tmpfile_open(t->file, flags, fuse_bpf_path(req->inode),
@@ -1429,7 +1465,8 @@ const struct fuse_bpf_op fuse_bpf_tmpfile_op = {
  * @mode: the file's mode
  *
  * Makes an O_TMPFILE file in the lower directory, for the caller, with the
- * permission bits the filters leave and the VFS's flags (but the O_DIRECT,
+ * permission bits the filters leave (no S_ISUID or S_ISGID they add:
+ * -EPERM, fuse_bpf_check_mode()) and the VFS's flags (but the O_DIRECT,
  * O_DSYNC and O_SYNC they leave: fuse_bpf_open_flags()), gives @file's
  * dentry its FUSE inode and opens @file.
  *
@@ -1447,6 +1484,7 @@ bool fuse_bpf_tmpfile(int *err, struct inode *dir, struct file *file,
 			.flags = file->f_flags,
 			.umask = current_umask(),
 		},
+		.mode = mode,
 		.file = file,
 	};
 
