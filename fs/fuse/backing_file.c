@@ -550,6 +550,7 @@ struct fuse_bpf_copy {
 	struct fuse_copy_file_range_in in;
 	struct fuse_write_out out;
 	struct file *dst;
+	size_t len;			/* the caller's */
 	ssize_t res;
 };
 
@@ -578,6 +579,9 @@ static int fuse_bpf_copy_backing(struct fuse_bpf_req *req)
 	struct fuse_copy_file_range_in *in = &c->in;
 	ssize_t ret;
 
+	/* A filter may copy less than the caller asked, never more */
+	if (in->len > c->len)
+		return -EINVAL;
 	ret = vfs_copy_file_range(fuse_bpf_file(c->f.file), in->off_in,
 				  fuse_bpf_file(c->dst), in->off_out, in->len,
 				  in->flags);
@@ -616,7 +620,10 @@ const struct fuse_bpf_op fuse_bpf_copy_file_range_op = {
  *
  * Drops @dst's set-id bits first (as fuse_bpf_fallocate()), then copies
  * between the backing files with vfs_copy_file_range(), for the caller.
- * The filters are those of @src's node.
+ * The filters are @src's node's copy_file_range members, and no other:
+ * not @dst's, nor the read and write members of either (as the daemon
+ * gets one FUSE_COPY_FILE_RANGE on the source's node).  A prefilter may
+ * shorten the copy, not lengthen it (-EINVAL).
  *
  * Context: takes the inode lock of @dst's inode.
  *
@@ -637,6 +644,7 @@ bool fuse_bpf_copy_file_range(ssize_t *res, struct file *src, loff_t src_off,
 			.flags = flags,
 		},
 		.dst = dst,
+		.len = len,
 	};
 	bool src_backed = fuse_bpf_file_backed(src);
 	int err;

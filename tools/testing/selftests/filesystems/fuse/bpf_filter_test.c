@@ -1651,6 +1651,46 @@ TEST_F(filter, return_values_clamped)
 }
 
 /*
+ * A copy_file_range prefilter may not copy more than the caller asked
+ * (EINVAL, nothing copied); unchanged, the copy is made.
+ */
+TEST_F(filter, copy_file_range_len_bound)
+{
+	struct fuse_test_retval *skel = fuse_test_retval__open_and_load();
+	char data[8192];
+	struct bpf_link *reg;
+	struct stat st;
+	int in, out;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.retval_ops);
+	memset(data, 'c', sizeof(data) - 1);
+	data[sizeof(data) - 1] = '\0';
+	ASSERT_EQ(0, pt_write_file(LO("src"), data, 0644));
+	ASSERT_EQ(0, pt_write_file(LO("dst"), "", 0644));
+	mount_view(_metadata, "retval");
+	in = open(MN("src"), O_RDONLY);
+	ASSERT_LE(0, in);
+	out = open(MN("dst"), O_WRONLY);
+	ASSERT_LE(0, out);
+
+	skel->bss->copy_grow = 4096;
+	EXPECT_EQ(-1, copy_file_range(in, NULL, out, NULL, 100, 0));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, stat(LO("dst"), &st));
+	EXPECT_EQ(0, st.st_size);
+	skel->bss->copy_grow = 0;
+	EXPECT_EQ(100, copy_file_range(in, NULL, out, NULL, 100, 0));
+	ASSERT_EQ(0, stat(LO("dst"), &st));
+	EXPECT_EQ(100, st.st_size);
+
+	close(out);
+	close(in);
+	bpf_link__destroy(reg);
+	fuse_test_retval__destroy(skel);
+}
+
+/*
  * A filter takes a dynptr over a name, grows the name through a second
  * one, then writes through the first: the write lands in memory the
  * operation still owns (the kernel frees nothing a dynptr may cover

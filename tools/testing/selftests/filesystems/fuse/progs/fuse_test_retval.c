@@ -4,12 +4,14 @@
  * that no value a program returns reaches the VFS as anything but a
  * user errno.  pre_ret is what the read, write and getattr prefilters
  * return, post_ret what their postfilters return (the prefilters ask for
- * them with BPF_FUSE_POSTFILTER while pre_ret is 0).
+ * them with BPF_FUSE_POSTFILTER while pre_ret is 0).  The copy_file_range
+ * prefilter adds copy_grow to the length the caller asked.
  */
 #include "fuse_bpf.h"
 
 int pre_ret;
 int post_ret;
+__u64 copy_grow;
 
 static __always_inline uint32_t pre(void)
 {
@@ -59,6 +61,14 @@ uint32_t BPF_PROG(rv_getattr_post, const struct bpf_fuse_meta_info *meta,
 	return post_ret;
 }
 
+SEC("struct_ops/copy_file_range_prefilter")
+uint32_t BPF_PROG(rv_copy_pre, const struct bpf_fuse_meta_info *meta,
+		  struct fuse_copy_file_range_in *in)
+{
+	in->len += copy_grow;
+	return BPF_FUSE_CONTINUE;
+}
+
 SEC(".struct_ops.link")
 struct fuse_ops retval_ops = {
 	.read_iter_prefilter	= (void *)rv_read_pre,
@@ -67,6 +77,7 @@ struct fuse_ops retval_ops = {
 	.write_iter_postfilter	= (void *)rv_write_post,
 	.getattr_prefilter	= (void *)rv_getattr_pre,
 	.getattr_postfilter	= (void *)rv_getattr_post,
+	.copy_file_range_prefilter = (void *)rv_copy_pre,
 	.name			= "retval",
 };
 
