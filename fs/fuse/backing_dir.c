@@ -1902,7 +1902,18 @@ struct fuse_bpf_readdir {
 	bool chunk;		/* a chunk was read into it */
 	bool emitted;		/* the caller took records of it */
 	bool again;
+	bool steered;		/* the postfilter chose the next offset */
+	loff_t lower_next;	/* the lower directory's next offset */
 };
+
+/*
+ * Chunks in a row that a postfilter sends elsewhere than the lower
+ * directory would go, with no record for the caller: past this, the call
+ * fails with -EIO (a filter that keeps changing the offset would spin).
+ * A filter that only hides entries is not bounded: the lower directory
+ * ends.
+ */
+#define FUSE_BPF_READDIR_MAX_STEERED	256
 
 struct fuse_bpf_dirents {
 	struct dir_context ctx;
@@ -1976,6 +1987,7 @@ static int fuse_bpf_readdir_chunk(struct fuse_bpf_readdir *r,
 	if (d.last)
 		d.last->off = d.ctx.pos;
 	r->out.offset = d.ctx.pos;
+	r->lower_next = d.ctx.pos;
 	r->buffer = (struct fuse_buffer) {
 		.data = r->page,
 		.size = d.len,
@@ -2053,11 +2065,13 @@ static int fuse_bpf_readdir_emit(struct fuse_bpf_readdir *r)
 	}
 	/*
 	 * The caller took the whole chunk: read on, unless at the end.  A
-	 * filter that rewrites out.offset steers this; a SIGKILL ends it.
+	 * filter that rewrites out.offset steers this, a bounded number of
+	 * times without a record (fuse_bpf_readdir()); a SIGKILL ends it.
 	 */
 	if (r->out.offset != r->in.offset) {
 		r->ctx->pos = r->out.offset;
 		r->again = true;
+		r->steered = r->out.offset != r->lower_next;
 	}
 	return 0;
 }
@@ -2100,6 +2114,7 @@ const struct fuse_bpf_op fuse_bpf_readdir_op = {
 bool fuse_bpf_readdir(int *err, struct file *file, struct dir_context *ctx)
 {
 	struct inode *inode = file_inode(file);
+	unsigned int steered = 0;
 	struct fuse_bpf_readdir r;
 	bool emitted = false;
 	void *page = NULL;
@@ -2119,6 +2134,9 @@ bool fuse_bpf_readdir(int *err, struct file *file, struct dir_context *ctx)
 		ret = fuse_bpf_run(&r.req);
 		page = r.page;
 		emitted |= r.emitted;
+		steered = r.steered && !r.emitted ? steered + 1 : 0;
+		if (steered > FUSE_BPF_READDIR_MAX_STEERED)
+			ret = -EIO;
 	} while (!ret && r.again && !fatal_signal_pending(current));
 	kfree(page);
 	/*

@@ -1691,6 +1691,38 @@ TEST_F(filter, copy_file_range_len_bound)
 }
 
 /*
+ * A readdir postfilter that drops every record and keeps sending the next
+ * chunk elsewhere than the lower directory goes: the listing fails with
+ * EIO after a bounded number of chunks, where it would spin until killed.
+ */
+TEST_F_TIMEOUT(filter, readdir_offset_spin_bounded, 120)
+{
+	struct fuse_test_retval *skel = fuse_test_retval__open_and_load();
+	struct bpf_link *reg;
+	DIR *d;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.retval_ops);
+	ASSERT_EQ(0, make_files(LOWER, "f%d", 8));
+	mount_view(_metadata, "retval");
+	EXPECT_TRUE(dir_has(MNT, "f7"));
+
+	skel->bss->readdir_spin = 1;
+	d = opendir(MNT);
+	ASSERT_NE(NULL, d);
+	errno = 0;
+	EXPECT_EQ(NULL, readdir(d));
+	EXPECT_EQ(EIO, errno);
+	closedir(d);
+	EXPECT_LT(100, skel->bss->readdir_posts);
+	EXPECT_GT(10000, skel->bss->readdir_posts);
+	skel->bss->readdir_spin = 0;
+	EXPECT_TRUE(dir_has(MNT, "f7"));
+	bpf_link__destroy(reg);
+	fuse_test_retval__destroy(skel);
+}
+
+/*
  * A filter takes a dynptr over a name, grows the name through a second
  * one, then writes through the first: the write lands in memory the
  * operation still owns (the kernel frees nothing a dynptr may cover

@@ -5,13 +5,17 @@
  * user errno.  pre_ret is what the read, write and getattr prefilters
  * return, post_ret what their postfilters return (the prefilters ask for
  * them with BPF_FUSE_POSTFILTER while pre_ret is 0).  The copy_file_range
- * prefilter adds copy_grow to the length the caller asked.
+ * prefilter adds copy_grow to the length the caller asked.  While
+ * readdir_spin is set, the readdir postfilter drops every record and
+ * sends the next chunk back and forth between two offsets.
  */
 #include "fuse_bpf.h"
 
 int pre_ret;
 int post_ret;
 __u64 copy_grow;
+int readdir_spin;
+int readdir_posts;
 
 static __always_inline uint32_t pre(void)
 {
@@ -69,6 +73,28 @@ uint32_t BPF_PROG(rv_copy_pre, const struct bpf_fuse_meta_info *meta,
 	return BPF_FUSE_CONTINUE;
 }
 
+SEC("struct_ops/readdir_prefilter")
+uint32_t BPF_PROG(rv_readdir_pre, const struct bpf_fuse_meta_info *meta,
+		  struct fuse_read_in *in)
+{
+	return BPF_FUSE_POSTFILTER;
+}
+
+SEC("struct_ops/readdir_postfilter")
+uint32_t BPF_PROG(rv_readdir_post, const struct bpf_fuse_meta_info *meta,
+		  const struct fuse_read_in *in, struct fuse_read_out *out,
+		  struct fuse_buffer *buffer)
+{
+	struct bpf_dynptr p;
+
+	if (!readdir_spin)
+		return BPF_FUSE_CONTINUE;
+	__sync_fetch_and_add(&readdir_posts, 1);
+	bpf_fuse_get_rw_dynptr(buffer, &p, 0, false);
+	out->offset = in->offset ^ 1;
+	return BPF_FUSE_CONTINUE;
+}
+
 SEC(".struct_ops.link")
 struct fuse_ops retval_ops = {
 	.read_iter_prefilter	= (void *)rv_read_pre,
@@ -78,6 +104,8 @@ struct fuse_ops retval_ops = {
 	.getattr_prefilter	= (void *)rv_getattr_pre,
 	.getattr_postfilter	= (void *)rv_getattr_post,
 	.copy_file_range_prefilter = (void *)rv_copy_pre,
+	.readdir_prefilter	= (void *)rv_readdir_pre,
+	.readdir_postfilter	= (void *)rv_readdir_post,
 	.name			= "retval",
 };
 
