@@ -109,8 +109,12 @@ static bool fuse_bpf_access(int *err, struct inode *inode, int mask)
 		.mask = mask,
 		.result = *err,
 	};
+	int ret = fuse_bpf_run(&a.req);
 
-	return fuse_bpf_result(err, fuse_bpf_run(&a.req));
+	/* The daemon may deny what the lower allowed, not grant what it refused */
+	if (ret == FUSE_BPF_FALLBACK && *err)
+		return true;
+	return fuse_bpf_result(err, ret);
 }
 
 /**
@@ -129,8 +133,9 @@ static bool fuse_bpf_access(int *err, struct inode *inode, int mask)
  *
  * Return: false if @inode has no backing dentry, or if, for access(2) or
  * chdir(2) on a node with a filter, its daemon_ops or a filter send
- * FUSE_ACCESS to the daemon; otherwise true, the result in @err (-ECHILD
- * if the backing dentry has no inode).
+ * FUSE_ACCESS to the daemon and the lower inode allowed it (the daemon
+ * may deny it then, never grant what the lower refused); otherwise true,
+ * the result in @err (-ECHILD if the backing dentry has no inode).
  */
 bool fuse_bpf_permission(int *err, struct inode *inode, int mask)
 {

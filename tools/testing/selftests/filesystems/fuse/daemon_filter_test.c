@@ -58,6 +58,8 @@
  * - listxattr_unterminated_list: a list without its last NUL gives EIO.
  * - write_filter_clears_setuid: a filtered write clears the setuid bit
  *   as an unfiltered one does.
+ * - access_daemon_cannot_grant: an access(2) the filter sends to the
+ *   daemon cannot be granted by it where the lower refused.
  * - mkdir_reply_inherits_filter: a directory the daemon makes and backs
  *   inherits its parent's filter, unless its reply removes it.
  * - read_partial_passthrough: a read filter sends one page of a file to
@@ -1684,6 +1686,44 @@ TEST_F(ufilter, write_filter_clears_setuid)
 	ASSERT_EQ(0, stat(LO("suid"), &st));
 	EXPECT_EQ(0777U, st.st_mode & 07777)
 		TH_LOG("mode %o after an unprivileged write", st.st_mode & 07777);
+}
+
+/* access(2) of @path as uid and gid 1000: 0 or the errno */
+static int access_as_user(const char *path, int mode)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (setgid(1000) || setuid(1000))
+			_exit(100);
+		_exit(access(path, mode) ? errno : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * An access(2) the filter sends to the daemon: the daemon may deny what
+ * the lower inode allows, never grant what it refused.  The lower f is
+ * 0600 root's, g 0644; the daemon's handler allows reading both.
+ */
+TEST_F(ufilter, access_daemon_cannot_grant)
+{
+	unsigned long asked = fuse_daemon_count(self->d, FUSE_ACCESS);
+
+	ASSERT_EQ(0, chmod(LO("f"), 0600));
+	self->skel->bss->verdict[FUSE_ACCESS] = BPF_FUSE_USER;
+	EXPECT_EQ(EACCES, access_as_user(MN("f"), R_OK));
+	EXPECT_EQ(0, access_as_user(MN("g"), R_OK));
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_LT(asked, fuse_daemon_count(self->d, FUSE_ACCESS))
+		TH_LOG("the daemon was never asked");
+	self->skel->bss->verdict[FUSE_ACCESS] = BPF_FUSE_CONTINUE;
+	EXPECT_EQ(EACCES, access_as_user(MN("f"), R_OK));
 }
 
 /* ------------------------------------------------------------------ */

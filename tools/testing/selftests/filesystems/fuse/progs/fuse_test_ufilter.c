@@ -127,6 +127,13 @@ __u32 BPF_PROG(ufilter_write_pre, const struct bpf_fuse_meta_info *meta,
 	return verdict[FUSE_WRITE];
 }
 
+SEC("struct_ops/access_prefilter")
+__u32 BPF_PROG(ufilter_access_pre, const struct bpf_fuse_meta_info *meta,
+	       struct fuse_access_in *in)
+{
+	return verdict[FUSE_ACCESS];
+}
+
 SEC(".struct_ops.link")
 struct fuse_ops ufilter_ops = {
 	.lookup_prefilter	= (void *)ufilter_lookup_pre,
@@ -141,6 +148,7 @@ struct fuse_ops ufilter_ops = {
 	.readdir_prefilter	= (void *)ufilter_readdir_pre,
 	.read_iter_prefilter	= (void *)ufilter_read_pre,
 	.write_iter_prefilter	= (void *)ufilter_write_pre,
+	.access_prefilter	= (void *)ufilter_access_pre,
 	.name			= "ufilter",
 };
 
