@@ -365,14 +365,28 @@ __bpf_kfunc u32 bpf_fuse_return_len(struct fuse_buffer *buffer)
 
 __bpf_kfunc_end_defs();
 
+/* Only the buffers the kernel passed a filter: no pointer cast or walked to */
 BTF_KFUNCS_START(bpf_fuse_kfunc_ids)
-BTF_ID_FLAGS(func, bpf_fuse_get_rw_dynptr)
-BTF_ID_FLAGS(func, bpf_fuse_get_ro_dynptr)
-BTF_ID_FLAGS(func, bpf_fuse_return_len)
+BTF_ID_FLAGS(func, bpf_fuse_get_rw_dynptr, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_fuse_get_ro_dynptr, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_fuse_return_len, KF_TRUSTED_ARGS)
 BTF_KFUNCS_END(bpf_fuse_kfunc_ids)
 
 static const struct btf_type *fuse_buffer_type, *fuse_meta_type;
 static u32 fuse_ops_type_id;
+
+/*
+ * The structures a program may write: those its member takes a pointer
+ * to, not const (a postfilter's inputs are), but the buffers and the meta
+ * information.  Found in BTF at init: bpf_fuse_writable[] holds the type
+ * ids, bpf_fuse_member_writable[] for each member of struct fuse_ops a
+ * bit for each of them it may write.  A new member's types come with it.
+ */
+#define BPF_FUSE_MAX_WRITABLE	64
+#define BPF_FUSE_MAX_MEMBERS	128
+static u32 bpf_fuse_writable[BPF_FUSE_MAX_WRITABLE];
+static unsigned int bpf_fuse_nr_writable;
+static u64 bpf_fuse_member_writable[BPF_FUSE_MAX_MEMBERS];
 
 /* The kfuncs are for fuse_ops programs only. */
 static int bpf_fuse_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
@@ -393,6 +407,65 @@ static const struct btf_kfunc_id_set bpf_fuse_kfunc_set = {
 	.filter = bpf_fuse_kfunc_filter,
 };
 
+/*
+ * The index in bpf_fuse_writable[] of the struct a member's parameter
+ * points to, if it is not const and not a buffer or the meta information;
+ * -ENOENT otherwise.
+ */
+static int bpf_fuse_writable_index(const struct btf *btf,
+				   const struct btf_param *param)
+{
+	const struct btf_type *t = btf_type_by_id(btf, param->type);
+	unsigned int i;
+	u32 id;
+
+	if (!t || !btf_type_is_ptr(t))
+		return -ENOENT;
+	id = t->type;
+	for (t = btf_type_by_id(btf, id); t && btf_kind(t) != BTF_KIND_STRUCT;
+	     t = btf_type_by_id(btf, id)) {
+		if (btf_kind(t) != BTF_KIND_VOLATILE &&
+		    btf_kind(t) != BTF_KIND_TYPEDEF)
+			return -ENOENT;	/* const, or not a struct */
+		id = t->type;
+	}
+	if (!t || t == fuse_buffer_type || t == fuse_meta_type)
+		return -ENOENT;
+	for (i = 0; i < bpf_fuse_nr_writable; i++)
+		if (bpf_fuse_writable[i] == id)
+			return i;
+	if (bpf_fuse_nr_writable == BPF_FUSE_MAX_WRITABLE)
+		return -E2BIG;
+	bpf_fuse_writable[bpf_fuse_nr_writable] = id;
+	return bpf_fuse_nr_writable++;
+}
+
+static int bpf_fuse_find_writable(const struct btf *btf,
+				  const struct btf_type *ops)
+{
+	const struct btf_member *m;
+	const struct btf_param *p;
+	const struct btf_type *t;
+	int i, j, idx;
+
+	if (btf_type_vlen(ops) > BPF_FUSE_MAX_MEMBERS)
+		return -E2BIG;
+	for_each_member(i, ops, m) {
+		t = btf_type_resolve_func_ptr(btf, m->type, NULL);
+		if (!t)
+			continue;
+		p = btf_params(t);
+		for (j = 0; j < btf_type_vlen(t); j++) {
+			idx = bpf_fuse_writable_index(btf, &p[j]);
+			if (idx == -E2BIG)
+				return idx;
+			if (idx >= 0)
+				bpf_fuse_member_writable[i] |= BIT_ULL(idx);
+		}
+	}
+	return 0;
+}
+
 static int bpf_fuse_init(struct btf *btf)
 {
 	s32 id;
@@ -410,7 +483,7 @@ static int bpf_fuse_init(struct btf *btf)
 	if (id < 0)
 		return -EINVAL;
 	fuse_meta_type = btf_type_by_id(btf, id);
-	return 0;
+	return bpf_fuse_find_writable(btf, btf_type_by_id(btf, fuse_ops_type_id));
 }
 
 static bool bpf_fuse_is_valid_access(int off, int size,
@@ -421,14 +494,35 @@ static bool bpf_fuse_is_valid_access(int off, int size,
 	return bpf_tracing_btf_ctx_access(off, size, type, prog, info);
 }
 
+/* May the program of member @member write a struct of type @id? */
+static bool bpf_fuse_is_writable(u32 member, u32 id)
+{
+	unsigned int i;
+
+	if (member >= BPF_FUSE_MAX_MEMBERS)
+		return false;
+	for (i = 0; i < bpf_fuse_nr_writable; i++)
+		if (bpf_fuse_writable[i] == id)
+			return bpf_fuse_member_writable[member] & BIT_ULL(i);
+	return false;
+}
+
 /*
- * Writes: the FUSE protocol structures are the program's to rewrite; a
- * fuse_buffer only through a dynptr, the meta information not at all.
+ * Writes: the FUSE protocol structures the program's member takes, not
+ * const, are the program's to rewrite (bpf_fuse_member_writable); a
+ * fuse_buffer only through a dynptr; a postfilter's inputs, the meta
+ * information and anything else not at all.  The member is the
+ * program's expected_attach_type, as the verifier's struct_ops check
+ * has it.  (6.12 asks about writes only: reads of kernel structures are
+ * the verifier's own business, and give a program nothing it could write
+ * through.)
  */
 static int bpf_fuse_btf_struct_access(struct bpf_verifier_log *log,
 				      const struct bpf_reg_state *reg,
 				      int off, int size)
 {
+	const struct bpf_verifier_env *env =
+		container_of(log, struct bpf_verifier_env, log);
 	const struct btf_type *t = btf_type_by_id(reg->btf, reg->btf_id);
 	const char *name = btf_name_by_offset(reg->btf, t->name_off);
 
@@ -436,7 +530,9 @@ static int bpf_fuse_btf_struct_access(struct bpf_verifier_log *log,
 		bpf_log(log, "direct access to fuse_buffer is not allowed\n");
 		return -EACCES;
 	}
-	if (t == fuse_meta_type || strncmp(name, "fuse_", 5)) {
+	if (btf_is_module(reg->btf) ||
+	    !bpf_fuse_is_writable(env->prog->expected_attach_type,
+				  reg->btf_id)) {
 		bpf_log(log, "write to %s is not allowed\n", name);
 		return -EACCES;
 	}

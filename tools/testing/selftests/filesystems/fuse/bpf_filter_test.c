@@ -44,12 +44,14 @@
 #include "fuse_test_stale.skel.h"
 #include "fuse_test_user.skel.h"
 #include "fuse_reject_buf_write.skel.h"
+#include "fuse_reject_const_write.skel.h"
 #include "fuse_reject_meta_write.skel.h"
 #include "fuse_reject_oob_slice.skel.h"
 #include "fuse_reject_release.skel.h"
 #include "fuse_reject_ro_slice.skel.h"
 #include "fuse_reject_syscall.skel.h"
 #include "fuse_reject_tracing.skel.h"
+#include "fuse_reject_untrusted.skel.h"
 
 #define LOWER		PT_LOWER
 #define MNT		PT_MNT
@@ -2001,6 +2003,13 @@ TEST(reject_buf_write)
 		      "direct access to fuse_buffer is not allowed");
 }
 
+/* A postfilter's inputs are read-only: its prototype has them const */
+TEST(reject_const_write)
+{
+	expect_reject(_metadata, fuse_reject_const_write__elf_bytes,
+		      "write to fuse_lseek_in is not allowed");
+}
+
 /* meta is the kernel's: the opcode, the node, the lower's result */
 TEST(reject_meta_write)
 {
@@ -2032,6 +2041,13 @@ TEST(reject_syscall)
 {
 	expect_reject(_metadata, fuse_reject_syscall__elf_bytes,
 		      "calling kernel function bpf_fuse_return_len is not allowed");
+}
+
+/* The kfuncs take the buffers the kernel passed, no pointer made from them */
+TEST(reject_untrusted)
+{
+	expect_reject(_metadata, fuse_reject_untrusted__elf_bytes,
+		      "must be referenced or trusted");
 }
 
 /* Release filters are not called: a release cannot fail */
