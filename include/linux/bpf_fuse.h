@@ -142,14 +142,15 @@ struct fuse_write_iter_out {
  * @lseek_prefilter: FUSE_LSEEK; may rewrite the offset and whence
  * @lseek_postfilter: FUSE_LSEEK; the caller gets the offset it leaves,
  *	the file's new position (a negative one fails with -EINVAL)
- * @copy_file_range_prefilter: FUSE_COPY_FILE_RANGE; may rewrite its inputs
+ * @copy_file_range_prefilter: FUSE_COPY_FILE_RANGE, on the source's node;
+ *	may rewrite its inputs, not lengthen the copy
  * @copy_file_range_postfilter: FUSE_COPY_FILE_RANGE, after the lower copy
  * @fsync_prefilter: FUSE_FSYNC of a file
  * @fsync_postfilter: FUSE_FSYNC, after the lower fsync
  * @dir_fsync_prefilter: FUSE_FSYNCDIR, the fsync of a directory
  * @dir_fsync_postfilter: FUSE_FSYNCDIR, after the lower fsync
  * @getxattr_prefilter: FUSE_GETXATTR; may rewrite the name, within its
- *	namespace
+ *	namespace (not in security.*, system.* and trusted.*)
  * @getxattr_postfilter: FUSE_GETXATTR; the caller gets the value, or the
  *	size in the out structure, that it leaves (not called for a POSIX
  *	ACL)
@@ -157,10 +158,11 @@ struct fuse_write_iter_out {
  * @listxattr_postfilter: FUSE_LISTXATTR; the caller gets the list, or the
  *	size in the out structure, that it leaves
  * @setxattr_prefilter: FUSE_SETXATTR; may rewrite the name, within its
- *	namespace, and the value
+ *	namespace (not in security.*, system.* and trusted.*), and the value
+ *	(not in security.*)
  * @setxattr_postfilter: FUSE_SETXATTR, after the lower setxattr
  * @removexattr_prefilter: FUSE_REMOVEXATTR; may rewrite the name, within
- *	its namespace
+ *	its namespace (not in security.*, system.* and trusted.*)
  * @removexattr_postfilter: FUSE_REMOVEXATTR, after the lower removexattr
  * @read_iter_prefilter: FUSE_READ, a read of the file; may fail it or
  *	send it to the daemon, not change its offset or size
