@@ -73,21 +73,6 @@
 /* Helpers                                                              */
 /* ------------------------------------------------------------------ */
 
-/* The errno of a call that returned @ret, 0 when it succeeded */
-static int err_of(long ret)
-{
-	return ret < 0 ? errno : 0;
-}
-
-/* The same for a call returning an fd, closed if it was opened */
-static int err_fd(int fd)
-{
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
-}
-
 static int rename_flags(const char *from, const char *to, unsigned int flags)
 {
 	return syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, flags);

@@ -197,12 +197,6 @@ static struct iovec iov_of(const void *base, size_t len)
 	return (struct iovec){ .iov_base = (void *)base, .iov_len = len };
 }
 
-/* The errno of a call that returned @ret, 0 when it succeeded */
-static int err_of(long ret)
-{
-	return ret < 0 ? errno : 0;
-}
-
 /* ------------------------------------------------------------------ */
 /* The daemon's handlers (in the serving child)                         */
 /* ------------------------------------------------------------------ */

@@ -31,21 +31,6 @@
 #define NOBODY		65534
 #define TMPFILE_MODE	0751	/* given set-id bits by the filter */
 
-/* The errno of a call that returned @ret, 0 when it succeeded */
-static int err_of(long ret)
-{
-	return ret < 0 ? errno : 0;
-}
-
-/* The same for a call returning an fd, closed if it was opened */
-static int err_fd(int fd)
-{
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
-}
-
 /* A v2 security.capability value: CAP_NET_RAW, permitted and effective */
 static struct vfs_cap_data file_caps(void)
 {

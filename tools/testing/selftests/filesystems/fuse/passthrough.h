@@ -577,6 +577,21 @@ struct res {
 	int err;
 };
 
+/* The errno of a call that returned @ret, 0 when it succeeded */
+static inline int err_of(long ret)
+{
+	return ret < 0 ? errno : 0;
+}
+
+/* The same for a call returning an fd, closed if it was opened */
+static inline int err_fd(int fd)
+{
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
 static inline struct res rs(long ret)
 {
 	return (struct res){ ret, ret < 0 ? errno : 0 };
