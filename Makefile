@@ -5,14 +5,15 @@
 #
 #   make check          build what changed, boot the kernel in QEMU, run the
 #                       selftests, scan the kernel log; ends "N passed, N failed"
-#   make check T="x y"  only the selftest programs x and y (no second boot
-#                       unless MOD_TESTS="..." names what it runs)
+#   make check T="x y"  only the selftest programs x and y
+#                       (MOD_TESTS="...": a second boot, FUSE as a module
+#                       without KASAN, runs those)
 #   make demo           boot the kernel and show what works today
 #   make run [CMD=...]  a shell in the guest, or one command there (cwd shared rw)
 #   make tree           assemble the patched tree in $(WORKDIR)/linux
 #   make refresh        write edits made in that tree back into patches/
 #   make kernel         build bzImage (tinyconfig + Kconfig.fragment)
-#   make kernel-mod     the same with FUSE as a module (make check's second boot)
+#   make kernel-mod     the same without KASAN (make check MOD_TESTS=...)
 #   make selftests      build libbpf, bpftool and the selftests from the tree
 #   make deps           install the Debian packages needed (apt-get)
 #   make series         the mailable series: git format-patch output with a
@@ -60,7 +61,7 @@ host-tests: deps
 	@$(WB)/host-tests.sh
 
 export MOD_TESTS
-check: host-tests selftests $(if $(T),$(if $(MOD_TESTS),kernel-mod),kernel-mod)
+check: host-tests selftests $(if $(MOD_TESTS),kernel-mod)
 	@$(WB)/check.sh $(T)
 
 # The second kernel of make check: FUSE built as a module

@@ -4,9 +4,9 @@
 # make check: the host-side tests, then every selftest in one guest boot,
 # then the verdict (TAP results and the kernel log scan).
 #   check.sh [TEST...]    run only the named selftest programs
-# A second boot, of the kernel with FUSE as a module (workbench/kernel-mod.sh),
-# runs $MOD_TESTS with fuse.ko loaded; with TEST... named, only if MOD_TESTS
-# is set.
+# The kernel has FUSE as a module (Kconfig.fragment), which the guest loads
+# first.  MOD_TESTS="..." adds a second boot, of the kernel of
+# workbench/kernel-mod.sh (FUSE as a module, no KASAN), running those.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -22,6 +22,8 @@ mv "$WORKDIR"/host-tap/* "$rundir/tap/" && rmdir "$WORKDIR/host-tap"
 
 make -s -C "$SELFTESTS_SRC" OUTPUT="$SELFTESTS" list > "$SELFTESTS/tests.list" 2>/dev/null
 if [ $# -gt 0 ]; then printf '%s\n' "$@"; else cat "$SELFTESTS/tests.list"; fi > "$rundir/expected"
+# FUSE as a module (Kconfig.fragment): the guest loads it first
+grep -qx CONFIG_FUSE_FS=m "$BUILD/.config" && echo insmod >> "$rundir/expected"
 start=$(date +%s)
 "$TOP/workbench/vm.sh" -r "$rundir" -- "$TOP/workbench/guest-tests.sh" "$SELFTESTS" "$@"
 vm_rc=$?
@@ -30,7 +32,6 @@ say "guest ran $(( $(date +%s) - start ))s under $(cat "$rundir/accel" 2>/dev/nu
 
 runs=("$rundir")
 mod_tests=${MOD_TESTS-}
-[ $# -gt 0 ] || mod_tests=${MOD_TESTS:-bpf_filter_test passthrough_test fuse_daemon_test}
 if [ -n "$mod_tests" ]; then
 	mod=$rundir/fuse-module
 	mkdir -p "$mod/tap"

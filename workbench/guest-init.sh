@@ -34,6 +34,11 @@ done | sort -s -k1,1 | while read -r dir tag; do
 	mkdir -p "$dir" 2>/dev/null
 	mount -t 9p -o "$opts" "$tag" "$dir"
 done
+# FUSE as a module (Kconfig.fragment): loaded before anything runs;
+# workbench/guest-tests.sh reports whether it is
+if [ -n "${wbkmod:-}" ] && ! grep -qw fuse /proc/filesystems; then
+	insmod "$wbkmod" > "$wbrun/insmod.log" 2>&1
+fi
 ip link set lo up 2>/dev/null
 hostname fusebpf-vm 2>/dev/null
 export PATH=$wbtools:$PATH

@@ -32,10 +32,12 @@ BMOD=$SC/build-mod
 FAILED=0
 
 # Kconfig.fragment without what only the guest's debugging needs.
+# FUSE is built in here (make check's kernel has it as a module).
 fragment() {
-	grep -v -E '^CONFIG_(KASAN|DEBUG_KMEMLEAK|PROVE_LOCKING|DEBUG_LOCKDEP|DEBUG_INFO|FAULT_INJECTION|FAIL)' \
+	grep -v -E '^CONFIG_(KASAN|DEBUG_KMEMLEAK|PROVE_LOCKING|DEBUG_LOCKDEP|DEBUG_INFO|FAULT_INJECTION|FAIL|FUSE_FS=)' \
 		"$TOP/Kconfig.fragment"
 	echo "CONFIG_DEBUG_INFO_NONE=y"
+	echo "CONFIG_FUSE_FS=y"
 }
 
 kmake() {

@@ -61,6 +61,11 @@ work=$(realpath "$WORKDIR")
 cmdline+=" wbtop=$TOP wbwork=$work"
 cmdline+=" wbmode=$([ $interactive = 1 ] && echo shell || echo cmd)"
 [ -n "$cwd" ] && cmdline+=" wbcwd=$cwd" || cmdline+=" wbcwd=$PWD"
+# A kernel with FUSE as a module: the guest loads it from the build first
+kdir=${KERNEL%/arch/x86/boot/bzImage}
+if [ -f "$kdir/fs/fuse/fuse.ko" ] && grep -qx CONFIG_FUSE_FS=m "$kdir/.config" 2>/dev/null; then
+	cmdline+=" wbkmod=$(realpath "$kdir/fs/fuse/fuse.ko")"
+fi
 cmdline+=" ${VM_APPEND:-}"
 
 args=(-nodefaults -no-user-config -no-reboot -display none -m "${VM_MEM:-2G}" -smp "${VM_CPUS:-2}"
