@@ -430,9 +430,12 @@ static int fsck_lower(struct pt_lower *l)
 
 	if (l->kind != PT_EXT4)
 		return 0;
-	umount2(PT_MNT, 0);
-	if (umount2(l->dir, 0))
+	if (umount2(PT_MNT, 0))
+		printf("# umount %s: %s\n", PT_MNT, strerror(errno));
+	if (umount2(l->dir, 0)) {
+		printf("# umount %s: %s\n", l->dir, strerror(errno));
 		return -1;
+	}
 	snprintf(fd, sizeof(fd), "/proc/self/fd/%d", l->loopfd);
 	n = readlink(fd, dev, sizeof(dev) - 1);
 	if (n < 0)
