@@ -18,6 +18,7 @@
  * CONFIG_FUSE_BPF.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdarg.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -1601,7 +1602,7 @@ TEST_F(filter, return_values_clamped)
 	static const int rets[] = {
 		-1, -EDOM, -133, -511, -512 /* ERESTARTSYS */,
 		-513, -514, -516, -517, -518, -521, -524, -529 /* EIOCBQUEUED */,
-		-4095, -4096, -70000, (int)0x80000000, 5, 77, 0x7fffffff,
+		-4095, -4096, -70000, INT_MIN, 5, 77, INT_MAX,
 	};
 	struct fuse_test_retval *skel = fuse_test_retval__open_and_load();
 	struct bpf_link *reg;

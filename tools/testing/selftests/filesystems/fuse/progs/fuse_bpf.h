@@ -54,6 +54,8 @@ extern void bpf_fuse_get_ro_dynptr(const struct fuse_buffer *buffer,
 extern uint32_t bpf_fuse_return_len(struct fuse_buffer *buffer) __ksym;
 
 extern __u32 bpf_dynptr_size(const struct bpf_dynptr *p) __ksym;
+/* For a test that a kfunc refuses a pointer the program made itself */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 extern void *bpf_dynptr_slice(const struct bpf_dynptr *p, __u32 offset,
 			      void *buffer__opt, __u32 buffer__szk) __ksym;
 

@@ -7,8 +7,6 @@
 #include "fuse_bpf.h"
 #include <bpf/bpf_core_read.h>
 
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
-
 SEC("struct_ops/lookup_prefilter")
 uint32_t BPF_PROG(reject_untrusted, const struct bpf_fuse_meta_info *meta,
 		  struct fuse_buffer *name)
