@@ -500,8 +500,8 @@ void fuse_bpf_init_inode(struct inode *inode, struct vfsmount *mnt)
  * @path: the backing dentry (positive) and its mount
  *
  * Hard links of one lower inode on one lower mount share one FUSE inode;
- * its node id comes from the kernel's own id space (FUSE_BPF_NODEID_BIT).  A new node
- * inherits the filter of @dir.
+ * its node id comes from the kernel's own id space (FUSE_BPF_NODEID_BIT).
+ * A new node inherits the filter of @dir.
  *
  * Context: process context, may sleep.
  *

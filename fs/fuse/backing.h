@@ -382,6 +382,8 @@ static inline void fuse_bpf_refresh(struct inode *inode)
 
 struct dentry *fuse_bpf_lookup_child(struct dentry *parent,
 				     const struct qstr *name);
+struct dentry *fuse_bpf_lookup_lower(struct inode *dir,
+				     const struct qstr *name);
 int fuse_bpf_open_flags(struct file *file, umode_t mode, u32 asked,
 			u32 flags);
 struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file,

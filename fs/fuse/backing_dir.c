@@ -179,23 +179,44 @@ static bool fuse_bpf_same_name(struct dentry *entry, struct dentry *lower,
 	       !read_seqcount_retry(&entry->d_seq, seq);
 }
 
+/**
+ * fuse_bpf_lookup_lower() - look a name up in the lower directory of a node
+ * @dir: a backed FUSE directory
+ * @name: one path component
+ *
+ * With the backing credentials, the lower directory not locked by the
+ * caller, as the kernel's lookups in @dir outside an operation do
+ * (revalidation, a daemon's backing name).
+ *
+ * Context: process context, may sleep.
+ *
+ * Return: the lower dentry, referenced, negative if there is no such
+ * name; or an ERR_PTR() of lookup_one_len_unlocked().
+ */
+struct dentry *fuse_bpf_lookup_lower(struct inode *dir, const struct qstr *name)
+{
+	const struct cred *old = fuse_bpf_override_creds(dir);
+	struct dentry *lower;
+
+	lower = lookup_one_len_unlocked(name->name, fuse_bpf_dentry(dir),
+					name->len);
+	revert_creds(old);
+	return lower;
+}
+
 /* Look the name up again in the lower directory: ref-walk only */
 static int fuse_bpf_revalidate_slow(struct dentry *entry, struct inode *inode)
 {
 	struct dentry *parent = dget_parent(entry);
 	struct inode *dir = d_inode(parent);
 	struct name_snapshot name;
-	const struct cred *old;
 	struct dentry *lower;
 	int valid = 0;
 
 	if (!fuse_bpf_backed(dir))
 		goto out;
 	take_dentry_name_snapshot(&name, entry);
-	old = fuse_bpf_override_creds(dir);
-	lower = lookup_one_len_unlocked(name.name.name, fuse_bpf_dentry(dir),
-					name.name.len);
-	revert_creds(old);
+	lower = fuse_bpf_lookup_lower(dir, &name.name);
 	release_dentry_name_snapshot(&name);
 	if (IS_ERR(lower)) {
 		valid = PTR_ERR(lower) == -ENOENT ? 0 : PTR_ERR(lower);
@@ -1557,7 +1578,6 @@ struct fuse_bpf_readlink {
 	struct fuse_bpf_req req;
 	struct fuse_buffer name;
 	struct name_snapshot snap;
-	struct dentry *entry;
 	struct delayed_call *done;
 	const char *link;
 };
@@ -1647,7 +1667,6 @@ bool fuse_bpf_get_link(const char **res, struct dentry *entry,
 {
 	struct fuse_bpf_readlink r = {
 		.req = FUSE_BPF_REQ(FUSE_READLINK, inode),
-		.entry = entry,
 		.done = done,
 	};
 	int err;

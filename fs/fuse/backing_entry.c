@@ -172,25 +172,40 @@ static int fuse_bpf_entry_backing_id(struct fuse_conn *fc,
 }
 
 /*
- * A name of one component in the backing directory of the node the
- * reply's request was in, looked up there as the kernel's own lookups are
- * (fuse_bpf_lookup()): with the backing credentials, the symlink itself
- * if it names one, no mount crossed.  A path of several components would
+ * The backing of a FUSE_ENTRY_BACKING_NAME: a name of one component in
+ * the backing directory of the node the reply's request was in (@dir),
+ * looked up there as the kernel's own lookups are (fuse_bpf_lookup()):
+ * with the backing credentials, the symlink itself if it names one, no
+ * mount crossed.  A path of several components would
  * be walked with the backing credentials through directories the caller
  * and the daemon may not search, past the mount's filter: refused.  The
  * caller passed the search permission of the directory the name is in,
  * whose names the daemon serves: no privilege is asked.
  */
+static int fuse_bpf_entry_name_in(struct fuse_conn *fc,
+				  struct fuse_bpf_entry *e, struct inode *dir,
+				  const struct qstr *name)
+{
+	struct path path = { .mnt = fuse_bpf_path(dir)->mnt };
+	int err;
+
+	path.dentry = fuse_bpf_lookup_lower(dir, name);
+	if (IS_ERR(path.dentry))
+		return PTR_ERR(path.dentry);
+	err = d_really_is_negative(path.dentry) ? -ENOENT :
+	      fuse_bpf_entry_set_backing(fc, e, &path, fc->backing_cred);
+	dput(path.dentry);
+	return err;
+}
+
 static int fuse_bpf_entry_backing_name(struct fuse_conn *fc,
 				       struct fuse_bpf_entry *e,
 				       const struct fuse_bpf_entry_out *out,
 				       u64 dir_id)
 {
 	size_t len = strnlen(out->name, sizeof(out->name));
-	const struct cred *old;
-	struct dentry *lower;
+	struct qstr name = QSTR_INIT(out->name, len);
 	struct inode *dir;
-	struct path path;
 	int err = -EINVAL;
 
 	if (!len || len == sizeof(out->name) || memchr(out->name, '/', len) ||
@@ -199,24 +214,10 @@ static int fuse_bpf_entry_backing_name(struct fuse_conn *fc,
 	/* As FUSE's notifications: the superblock stays while the node is used */
 	down_read(&fc->killsb);
 	dir = fuse_ilookup(fc, dir_id, NULL);
-	if (dir && fuse_bpf_backed(dir)) {
-		old = fuse_bpf_override_creds(dir);
-		lower = lookup_one_len_unlocked(out->name, fuse_bpf_dentry(dir),
-						len);
-		revert_creds(old);
-		err = PTR_ERR_OR_ZERO(lower);
-		if (!err && d_really_is_negative(lower))
-			err = -ENOENT;
-		path = (struct path){ .mnt = fuse_bpf_path(dir)->mnt,
-				      .dentry = lower };
-		if (!err)
-			err = fuse_bpf_entry_set_backing(fc, e, &path,
-							 fc->backing_cred);
-		if (!IS_ERR(lower))
-			dput(lower);
-	} else if (!dir) {
+	if (!dir)
 		err = -ENOENT;
-	}
+	else if (fuse_bpf_backed(dir))
+		err = fuse_bpf_entry_name_in(fc, e, dir, &name);
 	iput(dir);
 	up_read(&fc->killsb);
 	return err;
