@@ -14,10 +14,9 @@
  *   connection that is already mounted fails with EINVAL, where it would
  *   otherwise be ignored.
  * - noidmap_despite_allow_idmap: a root_dir= mount never becomes
- *   idmappable, even when its daemon accepts FUSE_ALLOW_IDMAP.
- * - noidmap_noexport_for_backing_daemon: nor does a mount whose daemon
- *   accepts FUSE_PASSTHROUGH (it may back nodes), which gives no file
- *   handles either.
+ *   idmappable, even when its daemon accepts FUSE_ALLOW_IDMAP, nor does a
+ *   mount whose daemon accepts FUSE_PASSTHROUGH (it may back nodes); and
+ *   neither gives file handles.
  *
  * Each test runs as root in a mount namespace of its own, on a tmpfs over
  * /tmp, with the raw /dev/fuse daemons of fuse_daemon.c.  A kernel warning
@@ -475,9 +474,29 @@ static int idmap_clone(const char *mnt, int userns)
 	return ret;
 }
 
+/* name_to_handle_at() of @path: 0 or the errno */
+static int handle_of(const char *path)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char bytes[MAX_HANDLE_SZ];
+	} h = { .fh.handle_bytes = MAX_HANDLE_SZ };
+	int mount_id;
+
+	return name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) ?
+	       errno : 0;
+}
+
+/*
+ * Neither a root_dir= mount nor one whose daemon accepts FUSE_PASSTHROUGH
+ * (its LOOKUP replies may back nodes) is idmapped or gives file handles
+ * (those of nodes the kernel made would carry node ids of the kernel's),
+ * whatever the daemon answers to FUSE_INIT.  The control, a plain daemon,
+ * keeps both.
+ */
 TEST_F(harden, noidmap_despite_allow_idmap)
 {
-	struct fuse_daemon *plain, *backed;
+	struct fuse_daemon *plain, *backed, *backing;
 	int userns, ret;
 
 	userns = pt_userns_fd(IDMAP_UID);
@@ -501,6 +520,7 @@ TEST_F(harden, noidmap_despite_allow_idmap)
 		TH_LOG("idmapping the mount without root_dir=: %s",
 		       strerror(-ret));
 	}
+	EXPECT_EQ(0, handle_of(MNT1));
 
 	/* With root_dir=, the same answer to FUSE_INIT must not */
 	backed = daemon_new(FUSE_ALLOW_IDMAP);
@@ -515,68 +535,29 @@ TEST_F(harden, noidmap_despite_allow_idmap)
 		TH_LOG("idmapping the root_dir= mount: %s",
 		       ret ? strerror(-ret) : "done");
 	}
+	EXPECT_EQ(EOPNOTSUPP, handle_of(MNT2));
 
-	EXPECT_EQ(0, daemon_put(backed));
-	EXPECT_EQ(0, daemon_put(plain));
-	EXPECT_EQ(0, close(userns));
-}
-
-/* name_to_handle_at() of @path: 0 or the errno */
-static int handle_of(const char *path)
-{
-	struct {
-		struct file_handle fh;
-		unsigned char bytes[MAX_HANDLE_SZ];
-	} h = { .fh.handle_bytes = MAX_HANDLE_SZ };
-	int mount_id;
-
-	return name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) ?
-	       errno : 0;
-}
-
-/*
- * A mount without root_dir= whose daemon accepts FUSE_PASSTHROUGH may get
- * backed nodes from its LOOKUP replies: it is never idmapped and gives no
- * file handles (they would carry node ids of the kernel's), whatever the
- * daemon asks in FUSE_INIT.  The control (plain, no FUSE_PASSTHROUGH)
- * keeps both.
- */
-TEST_F(harden, noidmap_noexport_for_backing_daemon)
-{
-	struct fuse_daemon *plain, *backing;
-	int userns, ret;
-
-	userns = pt_userns_fd(IDMAP_UID);
-	ASSERT_LE(0, userns) {
-		TH_LOG("user namespace: %s", strerror(errno));
-	}
-	plain = daemon_new(FUSE_ALLOW_IDMAP);
-	ASSERT_NE(NULL, plain);
-	ret = daemon_mount(plain, -1, MNT1, NULL, "default_permissions");
-	ASSERT_EQ(0, ret);
-	ASSERT_TRUE(daemon_wait_init(plain));
-	EXPECT_EQ(0, idmap_clone(MNT1, userns));
-	EXPECT_EQ(0, handle_of(MNT1));
-
+	/* Without root_dir=, a daemon accepting FUSE_PASSTHROUGH neither */
 	backing = daemon_new(FUSE_ALLOW_IDMAP | FUSE_NO_EXPORT_SUPPORT |
 			     FUSE_PASSTHROUGH);
 	ASSERT_NE(NULL, backing);
 	backing->max_stack_depth = 1;
-	ret = daemon_mount(backing, -1, MNT2, NULL, "default_permissions");
+	ret = daemon_mount(backing, -1, MNT3, NULL, "default_permissions");
 	ASSERT_EQ(0, ret);
 	ASSERT_TRUE(daemon_wait_init(backing));
-	ret = idmap_clone(MNT2, userns);
+	ret = idmap_clone(MNT3, userns);
 	EXPECT_EQ(-EINVAL, ret) {
 		TH_LOG("idmapping a backing daemon's mount: %s",
 		       ret ? strerror(-ret) : "done");
 	}
-	ret = handle_of(MNT2);
+	ret = handle_of(MNT3);
 	EXPECT_EQ(EOPNOTSUPP, ret) {
 		TH_LOG("a handle of a backing daemon's mount: %s",
 		       ret ? strerror(ret) : "given");
 	}
 
 	EXPECT_EQ(0, daemon_put(backing));
+	EXPECT_EQ(0, daemon_put(backed));
 	EXPECT_EQ(0, daemon_put(plain));
 	EXPECT_EQ(0, close(userns));
 }
