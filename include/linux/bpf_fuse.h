@@ -21,7 +21,19 @@
 #include <uapi/linux/fuse.h>
 
 /**
+ * struct fuse_buffer_handle - what a filter holds of a fuse_buffer
+ *
+ * Nothing to load or store: to the verifier, a filter's &struct
+ * fuse_buffer argument points to this empty struct, which the kfuncs
+ * take.  A program that reads a field of the buffer is refused ("access
+ * beyond struct fuse_buffer_handle"), so the layout stays the kernel's.
+ */
+struct fuse_buffer_handle {
+};
+
+/**
  * struct fuse_buffer - a variable-length argument of a filter
+ * @handle: the program's view of it: nothing (see &struct fuse_buffer_handle)
  * @data: the bytes: the kernel's (a dentry's name, a page of directory
  *	entries) or, once %BPF_FUSE_ALLOCATED is set, an allocation that
  *	bpf_fuse_free_buffer() frees
@@ -42,11 +54,12 @@
  *	bpf_fuse_get_rw_dynptr() or bpf_fuse_set_buffer()
  *
  * A variable-length argument.  Programs do not read or write it directly
- * (the verifier refuses that): they ask for a dynptr over it with
+ * (the verifier refuses both): they ask for a dynptr over it with
  * bpf_fuse_get_ro_dynptr() or bpf_fuse_get_rw_dynptr(), and its length
  * with bpf_fuse_return_len().
  */
 struct fuse_buffer {
+	struct fuse_buffer_handle handle;
 	void *data;
 	unsigned int size;	/* bytes in use */
 	unsigned int alloc_size; /* bytes at data */
@@ -481,13 +494,13 @@ void bpf_fuse_ops_put(struct fuse_ops *ops);
 void bpf_fuse_free_buffer(struct fuse_buffer *buf);
 int bpf_fuse_set_buffer(struct fuse_buffer *buf, const void *data, u32 size);
 
-/* kfuncs of fuse_ops programs */
-void bpf_fuse_get_rw_dynptr(struct fuse_buffer *buffer,
+/* kfuncs of fuse_ops programs: they take a filter's buffer argument */
+void bpf_fuse_get_rw_dynptr(struct fuse_buffer_handle *handle,
 			    struct bpf_dynptr *dynptr__uninit, u64 size,
 			    bool copy);
-void bpf_fuse_get_ro_dynptr(const struct fuse_buffer *buffer,
+void bpf_fuse_get_ro_dynptr(const struct fuse_buffer_handle *handle,
 			    struct bpf_dynptr *dynptr__uninit);
-u32 bpf_fuse_return_len(struct fuse_buffer *buffer);
+u32 bpf_fuse_return_len(struct fuse_buffer_handle *handle);
 #endif
 
 #endif /* _BPF_FUSE_H */

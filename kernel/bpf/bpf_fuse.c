@@ -288,7 +288,7 @@ __bpf_kfunc_start_defs();
 
 /**
  * bpf_fuse_get_rw_dynptr - a writable dynptr over a fuse_buffer
- * @buffer: an argument of the filter
+ * @handle: a buffer argument of the filter
  * @dynptr__uninit: the dynptr to set up; null on failure
  * @size: the bytes the buffer will hold, up to its max_size; a buffer
  *	without %BPF_FUSE_VARIABLE_SIZE keeps its size, which @size must not
@@ -313,11 +313,13 @@ __bpf_kfunc_start_defs();
  * Context: fuse_ops programs only, which are not sleepable: allocates with
  * GFP_ATOMIC.
  */
-__bpf_kfunc void bpf_fuse_get_rw_dynptr(struct fuse_buffer *buffer,
+__bpf_kfunc void bpf_fuse_get_rw_dynptr(struct fuse_buffer_handle *handle,
 					struct bpf_dynptr *dynptr__uninit,
 					u64 size, bool copy)
 {
 	struct bpf_dynptr_kern *ptr = (struct bpf_dynptr_kern *)dynptr__uninit;
+	struct fuse_buffer *buffer = container_of(handle, struct fuse_buffer,
+						  handle);
 	void *data = bpf_fuse_get_writable(buffer, size, copy, GFP_ATOMIC);
 
 	if (!data) {
@@ -329,7 +331,7 @@ __bpf_kfunc void bpf_fuse_get_rw_dynptr(struct fuse_buffer *buffer,
 
 /**
  * bpf_fuse_get_ro_dynptr - a read-only dynptr over a fuse_buffer
- * @buffer: an argument of the filter
+ * @handle: a buffer argument of the filter
  * @dynptr__uninit: the dynptr to set up
  *
  * Never fails: the dynptr covers the bytes in use.  Writes through it
@@ -337,10 +339,12 @@ __bpf_kfunc void bpf_fuse_get_rw_dynptr(struct fuse_buffer *buffer,
  *
  * Context: fuse_ops programs only; does not sleep or allocate.
  */
-__bpf_kfunc void bpf_fuse_get_ro_dynptr(const struct fuse_buffer *buffer,
+__bpf_kfunc void bpf_fuse_get_ro_dynptr(const struct fuse_buffer_handle *handle,
 					struct bpf_dynptr *dynptr__uninit)
 {
 	struct bpf_dynptr_kern *ptr = (struct bpf_dynptr_kern *)dynptr__uninit;
+	const struct fuse_buffer *buffer =
+		container_of(handle, struct fuse_buffer, handle);
 
 	bpf_dynptr_init(ptr, buffer->data, BPF_DYNPTR_TYPE_LOCAL, 0,
 			buffer->size);
@@ -349,18 +353,18 @@ __bpf_kfunc void bpf_fuse_get_ro_dynptr(const struct fuse_buffer *buffer,
 
 /**
  * bpf_fuse_return_len - the length of a fuse_buffer
- * @buffer: an argument of the filter
+ * @handle: a buffer argument of the filter
  *
- * The bytes in use in @buffer.
+ * The bytes in use in the buffer.
  *
  * Context: fuse_ops programs only.
  *
  * Return: the bytes in use, which a successful bpf_fuse_get_rw_dynptr()
  * sets.
  */
-__bpf_kfunc u32 bpf_fuse_return_len(struct fuse_buffer *buffer)
+__bpf_kfunc u32 bpf_fuse_return_len(struct fuse_buffer_handle *handle)
 {
-	return buffer->size;
+	return container_of(handle, struct fuse_buffer, handle)->size;
 }
 
 __bpf_kfunc_end_defs();
@@ -373,7 +377,7 @@ BTF_ID_FLAGS(func, bpf_fuse_return_len, KF_TRUSTED_ARGS)
 BTF_KFUNCS_END(bpf_fuse_kfunc_ids)
 
 static const struct btf_type *fuse_buffer_type, *fuse_meta_type;
-static u32 fuse_ops_type_id;
+static u32 fuse_ops_type_id, fuse_buffer_id, fuse_buffer_handle_id;
 
 /*
  * The structures a program may write: those its member takes a pointer
@@ -479,6 +483,11 @@ static int bpf_fuse_init(struct btf *btf)
 	if (id < 0)
 		return -EINVAL;
 	fuse_buffer_type = btf_type_by_id(btf, id);
+	fuse_buffer_id = id;
+	id = btf_find_by_name_kind(btf, "fuse_buffer_handle", BTF_KIND_STRUCT);
+	if (id < 0)
+		return -EINVAL;
+	fuse_buffer_handle_id = id;
 	id = btf_find_by_name_kind(btf, "bpf_fuse_meta_info", BTF_KIND_STRUCT);
 	if (id < 0)
 		return -EINVAL;
@@ -486,12 +495,23 @@ static int bpf_fuse_init(struct btf *btf)
 	return bpf_fuse_find_writable(btf, btf_type_by_id(btf, fuse_ops_type_id));
 }
 
+/*
+ * A fuse_buffer argument is, to the program, a fuse_buffer_handle: empty,
+ * so that its fields can be neither read nor written, only the pointer
+ * passed to the kfuncs.
+ */
 static bool bpf_fuse_is_valid_access(int off, int size,
 				     enum bpf_access_type type,
 				     const struct bpf_prog *prog,
 				     struct bpf_insn_access_aux *info)
 {
-	return bpf_tracing_btf_ctx_access(off, size, type, prog, info);
+	if (!bpf_tracing_btf_ctx_access(off, size, type, prog, info))
+		return false;
+	if (base_type(info->reg_type) == PTR_TO_BTF_ID &&
+	    btf_is_kernel(info->btf) && !btf_is_module(info->btf) &&
+	    info->btf_id == fuse_buffer_id)
+		info->btf_id = fuse_buffer_handle_id;
+	return true;
 }
 
 /* May the program of member @member write a struct of type @id? */
@@ -526,7 +546,7 @@ static int bpf_fuse_btf_struct_access(struct bpf_verifier_log *log,
 	const struct btf_type *t = btf_type_by_id(reg->btf, reg->btf_id);
 	const char *name = btf_name_by_offset(reg->btf, t->name_off);
 
-	if (t == fuse_buffer_type) {
+	if (reg->btf_id == fuse_buffer_handle_id && !btf_is_module(reg->btf)) {
 		bpf_log(log, "direct access to fuse_buffer is not allowed\n");
 		return -EACCES;
 	}

@@ -44,6 +44,7 @@
 #include "fuse_test_retval.skel.h"
 #include "fuse_test_stale.skel.h"
 #include "fuse_test_user.skel.h"
+#include "fuse_reject_buf_read.skel.h"
 #include "fuse_reject_buf_write.skel.h"
 #include "fuse_reject_const_write.skel.h"
 #include "fuse_reject_meta_write.skel.h"
@@ -1979,14 +1980,19 @@ static void expect_reject(struct __test_metadata *_metadata,
 }
 
 /*
- * A fuse_buffer is written through dynptrs only.  Loads of its fields are
- * not refused (6.12 asks struct_ops types about writes only); ->data
- * loads as a scalar, so its bytes cannot be reached that way.
+ * A fuse_buffer is read and written through the kfuncs only: to the
+ * verifier, a filter's buffer is an empty fuse_buffer_handle.
  */
 TEST(reject_buf_write)
 {
 	expect_reject(_metadata, fuse_reject_buf_write__elf_bytes,
 		      "direct access to fuse_buffer is not allowed");
+}
+
+TEST(reject_buf_read)
+{
+	expect_reject(_metadata, fuse_reject_buf_read__elf_bytes,
+		      "access beyond struct fuse_buffer_handle at off 8 size 4");
 }
 
 /* A postfilter's inputs are read-only: its prototype has them const */
