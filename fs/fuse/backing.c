@@ -273,8 +273,9 @@ static int fuse_bpf_fallback(struct fuse_bpf_req *req)
 }
 
 /**
- * fuse_bpf_run() - serve one operation of a backed node
- * @req: the request; req->args.opcode selects the operation
+ * fuse_bpf_run_op() - serve one operation of a backed node
+ * @op: the operation's steps
+ * @req: the request, of @op's opcode
  *
  * Set up, the node's prefilter (and the daemon's, if it asks for it), the
  * backing operation, the postfilter (the node's or the daemon's), finish.
@@ -287,19 +288,13 @@ static int fuse_bpf_fallback(struct fuse_bpf_req *req)
  * Context: process context, may sleep.
  *
  * Return: the operation's result, or FUSE_BPF_FALLBACK when a filter or
- * the node's daemon_ops sent it to the daemon; -EOPNOTSUPP, with a
- * warning, for an opcode FUSE-BPF does not serve.
+ * the node's daemon_ops sent it to the daemon.
  */
-int fuse_bpf_run(struct fuse_bpf_req *req)
+int fuse_bpf_run_op(const struct fuse_bpf_op *op, struct fuse_bpf_req *req)
 {
 	struct fuse_ops *ops = fuse_bpf_node_ops(req->inode);
-	const struct fuse_bpf_op *op = NULL;
 	int err = 0;
 
-	if (req->args.opcode < ARRAY_SIZE(fuse_bpf_ops))
-		op = fuse_bpf_ops[req->args.opcode];
-	if (WARN_ON_ONCE(!op))
-		return -EOPNOTSUPP;
 	req->args.nodeid = get_node_id(req->inode);
 	if (fuse_bpf_daemon_op(req->inode, req->args.opcode))
 		return fuse_bpf_fallback(req);
@@ -327,6 +322,26 @@ int fuse_bpf_run(struct fuse_bpf_req *req)
 	if (err == FUSE_BPF_FALLBACK)
 		err = fuse_bpf_fallback(req);
 	return err;
+}
+
+/**
+ * fuse_bpf_run() - serve one operation of a backed node
+ * @req: the request; req->args.opcode selects the operation
+ *
+ * fuse_bpf_run_op() with the steps of the opcode in fuse_bpf_ops[].
+ *
+ * Return: as fuse_bpf_run_op(); -EOPNOTSUPP, with a warning, for an
+ * opcode FUSE-BPF does not serve.
+ */
+int fuse_bpf_run(struct fuse_bpf_req *req)
+{
+	const struct fuse_bpf_op *op = NULL;
+
+	if (req->args.opcode < ARRAY_SIZE(fuse_bpf_ops))
+		op = fuse_bpf_ops[req->args.opcode];
+	if (WARN_ON_ONCE(!op))
+		return -EOPNOTSUPP;
+	return fuse_bpf_run_op(op, req);
 }
 ALLOW_ERROR_INJECTION(fuse_bpf_run, ERRNO);
 

@@ -279,6 +279,7 @@ struct fuse_bpf_op {
 #define FUSE_BPF_AS_CALLER	BIT(1)
 #define FUSE_BPF_CALLER_CREDS	BIT(2)
 
+int fuse_bpf_run_op(const struct fuse_bpf_op *op, struct fuse_bpf_req *req);
 int fuse_bpf_run(struct fuse_bpf_req *req);
 
 /* backing_bpf.c: the fuse_ops filters */

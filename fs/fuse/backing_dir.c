@@ -22,15 +22,17 @@ struct fuse_bpf_lookup {
 	struct fuse_entry_out out;
 	struct fuse_buffer entries;	/* the daemon's: none here */
 	struct dentry *entry;
+	const struct qstr *qname;	/* entry's name, or a snapshot of it */
 	struct dentry *lower;
 	struct dentry *res;
+	int valid;			/* revalidation's result */
 };
 
 static int fuse_bpf_lookup_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_lookup *l = container_of(req, typeof(*l), req);
 
-	fuse_bpf_buf_name(req, &l->name, &l->entry->d_name);
+	fuse_bpf_buf_name(req, &l->name, l->qname);
 	fuse_bpf_arg_buf(req, &l->name);
 	fuse_bpf_arg_out(req, sizeof(l->out), &l->out);
 	l->entries.flags = BPF_FUSE_IMMUTABLE;
@@ -109,6 +111,62 @@ const struct fuse_bpf_op fuse_bpf_lookup_op = {
 	.finish = fuse_bpf_lookup_finish,
 };
 
+/*
+ * Revalidation in a directory with a lookup filter is the lookup again,
+ * filters and all, that compares what it finds with the dentry: the same
+ * backing inode, or none where the dentry is negative.  A name the filter
+ * now fails with ENOENT (hides) stays valid only as a negative dentry;
+ * any other failure leaves the dentry to a new lookup, which reports it.
+ */
+static int fuse_bpf_relookup_finish(struct fuse_bpf_req *req, int err)
+{
+	struct fuse_bpf_lookup *l = container_of(req, typeof(*l), req);
+	struct inode *inode = d_inode(l->entry);
+
+	if (err) {
+		dput(l->lower);
+		l->valid = err == -ENOENT && !inode;
+		return 0;
+	}
+	if (inode)
+		l->valid = fuse_bpf_backed(inode) &&
+			   d_inode(l->lower) == fuse_bpf_inode(inode);
+	else
+		l->valid = d_really_is_negative(l->lower);
+	dput(l->lower);
+	return 0;
+}
+
+static const struct fuse_bpf_op fuse_bpf_relookup_op = {
+	.setup = fuse_bpf_lookup_setup,
+	.prefilter = fuse_bpf_lookup_pre,
+	.backing = fuse_bpf_lookup_backing,
+	.postfilter = fuse_bpf_lookup_post,
+	.finish = fuse_bpf_relookup_finish,
+};
+
+/* Revalidate @entry of backed @dir by its filtered lookup: ref-walk only */
+static int fuse_bpf_relookup(struct inode *dir, struct dentry *entry)
+{
+	struct name_snapshot name;
+	struct fuse_bpf_lookup l = {
+		.req = FUSE_BPF_REQ(FUSE_LOOKUP, dir),
+		.entry = entry,
+		.qname = &name.name,
+	};
+	int err;
+
+	take_dentry_name_snapshot(&name, entry);
+	err = fuse_bpf_run_op(&fuse_bpf_relookup_op, &l.req);
+	release_dentry_name_snapshot(&name);
+	/* Sent to the daemon: its lookup decides */
+	if (err == FUSE_BPF_FALLBACK)
+		return 0;
+	if (err < 0)
+		return err == -ENOENT ? 0 : err;
+	return l.valid;
+}
+
 /**
  * fuse_bpf_lookup() - Look a name up in a backed directory
  * @res: where the result goes: the dentry to use instead of @entry, NULL
@@ -131,6 +189,7 @@ bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,
 	struct fuse_bpf_lookup l = {
 		.req = FUSE_BPF_REQ(FUSE_LOOKUP, dir),
 		.entry = entry,
+		.qname = &entry->d_name,
 	};
 	int err;
 
@@ -215,6 +274,10 @@ static int fuse_bpf_revalidate_slow(struct dentry *entry, struct inode *inode)
 
 	if (!fuse_bpf_backed(dir))
 		goto out;
+	if (fuse_bpf_filters(dir, lookup)) {
+		valid = fuse_bpf_relookup(dir, entry);
+		goto copy;
+	}
 	take_dentry_name_snapshot(&name, entry);
 	lower = fuse_bpf_lookup_lower(dir, &name.name);
 	release_dentry_name_snapshot(&name);
@@ -228,6 +291,7 @@ static int fuse_bpf_revalidate_slow(struct dentry *entry, struct inode *inode)
 	else
 		valid = d_is_negative(lower);
 	dput(lower);
+copy:
 	if (valid > 0 && inode)
 		fuse_bpf_copyattr(inode);
 out:
@@ -238,10 +302,11 @@ out:
 /*
  * The parent (a rename may move the entry away from it) and, in RCU walk,
  * the inodes may be going away under us: each pointer is read once under
- * RCU.  Returns -1 when the parent is not backed (or no longer is: a
- * parent under eviction) or the node is the daemon's (no backing, a node
- * id the daemon gave), 1 when the fast check holds, 0 when the name must
- * be looked up again.
+ * RCU (a filter's struct_ops map is freed after a grace period).  Returns
+ * -1 when the parent is not backed (or no longer is: a parent under
+ * eviction) or the node is the daemon's (no backing, a node id the daemon
+ * gave), 1 when the fast check holds, 0 when the name must be looked up
+ * again (always, under a lookup filter).
  */
 static int fuse_bpf_revalidate_fast(struct dentry *entry, struct inode *inode,
 				    unsigned int flags)
@@ -259,7 +324,9 @@ static int fuse_bpf_revalidate_fast(struct dentry *entry, struct inode *inode,
 	    !fuse_kernel_nodeid(get_node_id(inode)))
 		lower_parent = NULL;
 	if (lower_parent) {
-		valid = lower && fuse_bpf_same_name(entry, lower, lower_parent);
+		/* A lookup filter may decide otherwise now: ask it again */
+		valid = lower && !fuse_bpf_filters(dir, lookup) &&
+			fuse_bpf_same_name(entry, lower, lower_parent);
 		/* An inode seen in RCU walk may be under eviction */
 		if (valid && !(flags & LOOKUP_RCU))
 			fuse_bpf_copyattr(inode);
@@ -314,8 +381,9 @@ static bool fuse_bpf_daemon_names(struct dentry *entry)
  * @entry stays valid while the lower directory has the same inode (or
  * none) under its name and the lower filesystem's own ->d_revalidate()
  * agrees.  The common case is checked without blocking; otherwise the name
- * is looked up again, in ref-walk.  In ref-walk, a valid node's mirror is
- * refreshed.
+ * is looked up again, in ref-walk.  In a directory with a lookup filter,
+ * the name is always looked up again, through the filter, which may hide
+ * or rename it now.  In ref-walk, a valid node's mirror is refreshed.
  *
  * Context: RCU walk if @flags has LOOKUP_RCU: a check that would block
  * gives -ECHILD.

@@ -41,6 +41,7 @@
 #include "fuse_test_postonly.skel.h"
 #include "fuse_test_preonly.skel.h"
 #include "fuse_test_rewrite.skel.h"
+#include "fuse_test_relookup.skel.h"
 #include "fuse_test_retval.skel.h"
 #include "fuse_test_stale.skel.h"
 #include "fuse_test_user.skel.h"
@@ -554,6 +555,89 @@ TEST_F(filter, view)
 
 	bpf_link__destroy(reg);
 	fuse_view__destroy(skel);
+}
+
+/* ------------------------------------------------------------------ */
+/* Revalidation asks the lookup filter again                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A name the filter hides once it is in the dcache is gone at the next
+ * walk, open file or not, and back when the filter lets it be again.
+ */
+TEST_F(filter, revalidate_hide_later)
+{
+	struct fuse_test_relookup *skel = fuse_test_relookup__open_and_load();
+	struct bpf_link *reg;
+	struct stat st;
+	int fd;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.relookup_ops);
+	ASSERT_EQ(0, pt_write_file(LO("victim"), "v", 0644));
+	mount_view(_metadata, "relookup");
+
+	ASSERT_EQ(0, stat(MN("victim"), &st));
+	fd = open(MN("victim"), O_RDONLY);
+	ASSERT_LE(0, fd);
+	skel->bss->hide = 1;
+	EXPECT_EQ(ENOENT, err_of(stat(MN("victim"), &st)));
+	EXPECT_EQ(ENOENT, err_of(access(MN("victim"), F_OK)));
+	/* What was open stays open, as after an unlink */
+	EXPECT_EQ(0, fstat(fd, &st));
+	close(fd);
+	/* Negative now: it stays so while hidden, comes back when not */
+	EXPECT_EQ(ENOENT, err_of(stat(MN("victim"), &st)));
+	skel->bss->hide = 0;
+	EXPECT_EQ(0, stat(MN("victim"), &st));
+	EXPECT_FILE("v", MN("victim"));
+
+	bpf_link__destroy(reg);
+	fuse_test_relookup__destroy(skel);
+}
+
+/*
+ * A name the filter looks up under another lower name follows the filter:
+ * positive and negative dentries are checked against the lower name the
+ * filter gives now, never against their own name on the lower.
+ */
+TEST_F(filter, revalidate_renamed_name)
+{
+	struct fuse_test_relookup *skel = fuse_test_relookup__open_and_load();
+	struct bpf_link *reg;
+	struct stat st;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.relookup_ops);
+	ASSERT_EQ(0, pt_write_file(LO("a"), "a", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("b"), "bb", 0644));
+	/* A lower file of the view's own name, which the filter never asks */
+	ASSERT_EQ(0, pt_write_file(LO("alias"), "decoy", 0644));
+	mount_view(_metadata, "relookup");
+
+	EXPECT_FILE("a", MN("alias"));
+	skel->bss->target = 1;
+	EXPECT_FILE("bb", MN("alias"));
+	ASSERT_EQ(0, unlink(LO("alias")));
+	EXPECT_FILE("bb", MN("alias"));
+	/* "c" is not on the lower: a negative dentry */
+	skel->bss->target = 2;
+	EXPECT_EQ(ENOENT, err_of(stat(MN("alias"), &st)));
+	EXPECT_EQ(ENOENT, err_of(stat(MN("alias"), &st)));
+	/* ... until "c" appears on the lower (no "alias" there) */
+	ASSERT_EQ(0, pt_write_file(LO("c"), "ccc", 0644));
+	EXPECT_FILE("ccc", MN("alias"));
+	/* and goes again */
+	ASSERT_EQ(0, unlink(LO("c")));
+	EXPECT_EQ(ENOENT, err_of(stat(MN("alias"), &st)));
+	/* A lower "alias" is not what the view's "alias" is */
+	ASSERT_EQ(0, pt_write_file(LO("alias"), "decoy", 0644));
+	EXPECT_EQ(ENOENT, err_of(stat(MN("alias"), &st)));
+	skel->bss->target = 0;
+	EXPECT_FILE("a", MN("alias"));
+
+	bpf_link__destroy(reg);
+	fuse_test_relookup__destroy(skel);
 }
 
 /* ------------------------------------------------------------------ */
