@@ -41,6 +41,7 @@
 #include "fuse_test_postonly.skel.h"
 #include "fuse_test_preonly.skel.h"
 #include "fuse_test_rewrite.skel.h"
+#include "fuse_test_grow.skel.h"
 #include "fuse_test_relookup.skel.h"
 #include "fuse_test_retval.skel.h"
 #include "fuse_test_stale.skel.h"
@@ -638,6 +639,50 @@ TEST_F(filter, revalidate_renamed_name)
 
 	bpf_link__destroy(reg);
 	fuse_test_relookup__destroy(skel);
+}
+
+/*
+ * Bytes a filter adds to a buffer and does not write are zeroes: here the
+ * 64 a listxattr postfilter appends to the list, in the kernel buffer
+ * that a listxattr of the lower with a long list used just before.
+ */
+TEST_F(filter, grown_bytes_zeroed)
+{
+	struct fuse_test_grow *skel = fuse_test_grow__open_and_load();
+	static char list[4096];
+	struct bpf_link *reg;
+	char name[64];
+	ssize_t n, i;
+	int round;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.grow_ops);
+	ASSERT_EQ(0, pt_write_file(LO("f"), "", 0644));
+	ASSERT_EQ(0, pt_write_file(LO("junk"), "", 0644));
+	ASSERT_EQ(0, setxattr(LO("f"), "user.k", "v", 1, 0));
+	for (i = 0; i < 60; i++) {
+		snprintf(name, sizeof(name), "user.%s-%02zd",
+			 "JJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJJ", i);
+		ASSERT_EQ(0, setxattr(LO("junk"), name, "", 0, 0));
+	}
+	mount_view(_metadata, "grow");
+
+	EXPECT_EQ(7 + 64, listxattr(MN("f"), NULL, 0));
+	for (round = 0; round < 8; round++) {
+		ASSERT_LT(2048, listxattr(LO("junk"), list, sizeof(list)));
+		memset(list, 0x5a, sizeof(list));
+		n = listxattr(MN("f"), list, sizeof(list));
+		ASSERT_EQ(7 + 64, n);
+		EXPECT_EQ(0, memcmp(list, "user.k", 7));
+		for (i = 7; i < n; i++)
+			if (list[i])
+				break;
+		EXPECT_EQ(n, i) TH_LOG("round %d: byte %zd is 0x%02x",
+				       round, i, (unsigned char)list[i]);
+	}
+
+	bpf_link__destroy(reg);
+	fuse_test_grow__destroy(skel);
 }
 
 /* ------------------------------------------------------------------ */
