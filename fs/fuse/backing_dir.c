@@ -238,6 +238,99 @@ static bool fuse_bpf_same_name(struct dentry *entry, struct dentry *lower,
 	       !read_seqcount_retry(&entry->d_seq, seq);
 }
 
+/*
+ * Whether @lower is hashed in @lower_parent under @name, in RCU walk as
+ * fuse_bpf_same_name() reads a racing name: stop at its NUL, inside an
+ * inline name's array, all within a d_seq read section.
+ */
+static bool fuse_bpf_lower_named(struct dentry *lower,
+				 struct dentry *lower_parent,
+				 const struct qstr *name)
+{
+	unsigned int lseq = raw_seqcount_begin(&lower->d_seq);
+	const unsigned char *ls = READ_ONCE(lower->d_name.name);
+	unsigned int i, len = name->len;
+	bool same;
+
+	if (ls == lower->d_iname && len > DNAME_INLINE_LEN - 1)
+		return false;
+	same = !d_unhashed(lower) && READ_ONCE(lower->d_parent) == lower_parent;
+	for (i = 0; same && i < len; i++)
+		same = ls[i] && ls[i] == name->name[i];
+	return same && !ls[i] && !read_seqcount_retry(&lower->d_seq, lseq);
+}
+
+/* What the lookup filters see when a cached name is checked again */
+struct fuse_bpf_refilter {
+	struct bpf_fuse_meta_info meta;
+	char buf[NAME_MAX + 1];
+	struct fuse_buffer name;
+	struct fuse_entry_out out;
+	struct fuse_buffer entries;
+};
+
+/*
+ * The lookup filter of @dir on @entry, without blocking: the prefilter,
+ * and the postfilter it asks for, on a copy of the name and the
+ * attributes of @lower, @entry's backing.  @entry stays valid if they let
+ * the lookup go on and @lower is under the name they leave.  Anything
+ * else (an error, the daemon, a name torn by a rename) is for the filtered
+ * lookup of the slow path to decide.
+ */
+static noinline bool fuse_bpf_refilter(struct dentry *entry, struct inode *dir,
+				       const struct fuse_ops *ops,
+				       struct dentry *lower,
+				       struct dentry *lower_parent)
+{
+	unsigned int seq = raw_seqcount_begin(&entry->d_seq);
+	const unsigned char *cs = READ_ONCE(entry->d_name.name);
+	unsigned int i, len = READ_ONCE(entry->d_name.len);
+	struct inode *lower_inode = d_inode_rcu(lower);
+	struct fuse_bpf_refilter r;
+	struct qstr name;
+	bool valid = false;
+	int ret;
+
+	if (cs == entry->d_iname)
+		len = min_t(unsigned int, len, DNAME_INLINE_LEN - 1);
+	for (i = 0; i < len && i < NAME_MAX && cs[i]; i++)
+		r.buf[i] = cs[i];
+	if (!lower_inode || i != len || read_seqcount_retry(&entry->d_seq, seq))
+		return false;
+	r.buf[len] = '\0';
+	r.name = (struct fuse_buffer) {
+		.data = r.buf,
+		.size = len + 1,
+		.alloc_size = sizeof(r.buf),
+		.max_size = sizeof(r.buf),
+		.flags = BPF_FUSE_VARIABLE_SIZE,
+	};
+	r.meta = (struct bpf_fuse_meta_info) {
+		.nodeid = get_node_id(dir),
+		.opcode = FUSE_LOOKUP | FUSE_PREFILTER,
+	};
+	ret = ops->lookup_prefilter ?
+		ops->lookup_prefilter(&r.meta, &r.name) :
+		fuse_bpf_no_prefilter(ops->lookup_postfilter);
+	if (ret == BPF_FUSE_POSTFILTER && ops->lookup_postfilter) {
+		r.name.flags |= BPF_FUSE_IMMUTABLE;
+		r.out = (struct fuse_entry_out) {};
+		fuse_bpf_fill_attr(lower_inode, &r.out.attr);
+		r.entries = (struct fuse_buffer) { .flags = BPF_FUSE_IMMUTABLE };
+		r.meta.opcode = FUSE_LOOKUP | FUSE_POSTFILTER;
+		ret = ops->lookup_postfilter(&r.meta, &r.name, &r.out,
+					     &r.entries);
+		/* Any value but an errno keeps the lookup's result */
+		if (ret >= 0)
+			ret = BPF_FUSE_CONTINUE;
+	}
+	if ((ret == BPF_FUSE_CONTINUE || ret == BPF_FUSE_POSTFILTER) &&
+	    !fuse_bpf_buf_qstr(&r.name, &name))
+		valid = fuse_bpf_lower_named(lower, lower_parent, &name);
+	bpf_fuse_free_buffer(&r.name);
+	return valid && !read_seqcount_retry(&entry->d_seq, seq);
+}
+
 /**
  * fuse_bpf_lookup_lower() - look a name up in the lower directory of a node
  * @dir: a backed FUSE directory
@@ -306,12 +399,13 @@ out:
  * -1 when the parent is not backed (or no longer is: a parent under
  * eviction) or the node is the daemon's (no backing, a node id the daemon
  * gave), 1 when the fast check holds, 0 when the name must be looked up
- * again (always, under a lookup filter).
+ * again.  Under a lookup filter, the fast check runs the filter.
  */
 static int fuse_bpf_revalidate_fast(struct dentry *entry, struct inode *inode,
 				    unsigned int flags)
 {
 	struct dentry *lower_parent, *lower = NULL;
+	const struct fuse_ops *ops;
 	struct inode *dir;
 	int valid = -1;
 
@@ -325,8 +419,16 @@ static int fuse_bpf_revalidate_fast(struct dentry *entry, struct inode *inode,
 		lower_parent = NULL;
 	if (lower_parent) {
 		/* A lookup filter may decide otherwise now: ask it again */
-		valid = lower && !fuse_bpf_filters(dir, lookup) &&
-			fuse_bpf_same_name(entry, lower, lower_parent);
+		ops = READ_ONCE(get_fuse_inode(dir)->bpf_ops);
+		if (ops && !ops->lookup_prefilter && !ops->lookup_postfilter)
+			ops = NULL;
+		if (!lower)
+			valid = 0;
+		else if (ops)
+			valid = fuse_bpf_refilter(entry, dir, ops, lower,
+						  lower_parent);
+		else
+			valid = fuse_bpf_same_name(entry, lower, lower_parent);
 		/* An inode seen in RCU walk may be under eviction */
 		if (valid && !(flags & LOOKUP_RCU))
 			fuse_bpf_copyattr(inode);
@@ -382,8 +484,9 @@ static bool fuse_bpf_daemon_names(struct dentry *entry)
  * none) under its name and the lower filesystem's own ->d_revalidate()
  * agrees.  The common case is checked without blocking; otherwise the name
  * is looked up again, in ref-walk.  In a directory with a lookup filter,
- * the name is always looked up again, through the filter, which may hide
- * or rename it now.  In ref-walk, a valid node's mirror is refreshed.
+ * the check is the filter's: it runs again on the name, and may hide or
+ * rename it now; the slow path is the whole lookup again, filters and all.
+ * In ref-walk, a valid node's mirror is refreshed.
  *
  * Context: RCU walk if @flags has LOOKUP_RCU: a check that would block
  * gives -ECHILD.
