@@ -11,8 +11,12 @@
 #     -r RUNDIR  where the guest leaves status, dmesg.log and kmemleak.txt
 #
 # KVM is used only when it really works (vmx/svm in /proc/cpuinfo and a
-# usable /dev/kvm), TCG otherwise; VM_ACCEL=kvm|tcg overrides.  Every run
-# has a hard timeout (VM_TIMEOUT seconds): a hung guest is a failure.
+# usable /dev/kvm), TCG otherwise; VM_ACCEL=kvm|tcg overrides.  VM_ICOUNT=1
+# runs TCG with a deterministic clock instead: one vCPU, single-threaded,
+# -icount shift=0,sleep=off (the guest's clock counts instructions, 1 ns
+# each, and skips idle time), for timings that do not move with the host's
+# load.  Every run has a hard timeout (VM_TIMEOUT seconds): a hung guest is
+# a failure.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -44,9 +48,14 @@ accel=${VM_ACCEL:-}
 if [ -z "$accel" ]; then
 	if [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then accel=kvm; else accel=tcg; fi
 fi
+cpus=${VM_CPUS:-2}
+if [ "${VM_ICOUNT:-0}" = 1 ]; then
+	accel=icount cpus=1
+	accel_args=(-accel tcg,thread=single -cpu max -icount shift=0,sleep=off)
+fi
 case $accel in
 kvm) accel_args=(-accel kvm -cpu host) ;;
-*) accel_args=(-accel tcg,thread=multi -cpu max) ;;
+tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
 esac
 
 fs9p() { # id path tag [readonly]
@@ -68,7 +77,7 @@ if [ -f "$kdir/fs/fuse/fuse.ko" ] && grep -qx CONFIG_FUSE_FS=m "$kdir/.config" 2
 fi
 cmdline+=" ${VM_APPEND:-}"
 
-args=(-nodefaults -no-user-config -no-reboot -display none -m "${VM_MEM:-2G}" -smp "${VM_CPUS:-2}"
+args=(-nodefaults -no-user-config -no-reboot -display none -m "${VM_MEM:-2G}" -smp "$cpus"
       "${accel_args[@]}" -kernel "$KERNEL" -append "$cmdline"
       $(fs9p root / /dev/root ro) $(fs9p run "$rundir" wbrun)
       $(fs9p top "$TOP" wbtop ro) $(fs9p work "$work" wbwork ro)

@@ -15,7 +15,9 @@ tools=$1 out=$2
 mkdir -p "$out"
 export PATH=$tools:$PATH
 
-REPS=${BENCH_REPS:-5}
+CLOCK=${BENCH_CLOCK:-wall}		# icount: the guest's clock counts instructions
+# Under icount repetitions differ by about 1 %: three are enough
+REPS=${BENCH_REPS:-$([ "$CLOCK" = icount ] && echo 3 || echo 5)}
 NFILES=${BENCH_NFILES:-10000}		# stat, open+close, readdir, create
 READDIR_PASSES=${BENCH_READDIR_PASSES:-10}
 PASSES=${BENCH_PASSES:-3}		# warm stat and open+close: passes over the files
@@ -41,6 +43,8 @@ mkdir -p $B $MNT
 	echo "cpus=$(nproc)"
 	echo "mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo)"
 	echo "reps=$REPS"
+	echo "clock=$CLOCK"
+	echo "workloads=$WORKLOADS"
 	echo "nfiles=$NFILES"
 	echo "readdir_passes=$READDIR_PASSES"
 	echo "passes=$PASSES"
@@ -116,7 +120,14 @@ cfg_overlay_down() { umount $MNT; }
 
 fn() { echo "cfg_${1//-/_}_$2"; }
 has() { declare -F "$(fn "$1" "$2")" >/dev/null; }
-workloads_of() { if has "$1" workloads; then $(fn "$1" workloads); else echo $WORKLOADS; fi; }
+# The workloads of a configuration that this run measures
+workloads_of() {
+	local w
+	has "$1" workloads || { echo $WORKLOADS; return; }
+	for w in $($(fn "$1" workloads)); do
+		[[ " $WORKLOADS " == *" $w "* ]] && echo "$w"
+	done | xargs
+}
 
 # ---- lower filesystems ------------------------------------------------------
 
@@ -228,6 +239,7 @@ for fs in $FSLIST; do
 		for c in $CONFIGS; do
 			has "$c" missing && continue
 			wls=$(workloads_of "$c")
+			[ -n "$wls" ] || continue
 			# Let the previous configuration's teardown (freed pages,
 			# RCU callbacks, writeback) finish before the clock runs.
 			sync
