@@ -335,9 +335,11 @@ static int send_buf(struct fuse_daemon *d, enum send how, const void *buf,
 	if (how == BY_IOCTL) {
 		if (!ioc_size)
 			ioc_size = len;
-		if (ioctl(d->fd, FUSE_DEV_IOC_BPF_RESPONSE(ioc_size), buf))
+		/* The length taken, as write() returns it */
+		n = ioctl(d->fd, FUSE_DEV_IOC_BPF_RESPONSE(ioc_size), buf);
+		if (n < 0)
 			return errno;
-		return 0;
+		return (size_t)n == len ? 0 : EMSGSIZE;
 	}
 	n = write(d->fd, buf, len);
 	if (n < 0)

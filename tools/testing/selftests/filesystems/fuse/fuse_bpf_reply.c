@@ -234,13 +234,14 @@ int fuse_bpf_reply_send(int devfd, const struct fuse_bpf_reply *r)
 		    r->entries[i].entry_type == FUSE_ENTRY_BPF_FD)
 			by_ioctl = true;
 	}
-	if (by_ioctl) {
-		/* The size of the reply is in the command, as _IOW() puts it */
-		if (ioctl(devfd, FUSE_DEV_IOC_BPF_RESPONSE(len), r) < 0)
-			return -errno;
-		return 0;
-	}
-	ret = write(devfd, r, len);
+	/*
+	 * The size of the reply is in the command, as _IOW() puts it; the
+	 * ioctl returns the length taken, as write() does.
+	 */
+	if (by_ioctl)
+		ret = ioctl(devfd, FUSE_DEV_IOC_BPF_RESPONSE(len), r);
+	else
+		ret = write(devfd, r, len);
 	if (ret < 0)
 		return -errno;
 	return (size_t)ret == len ? 0 : -EIO;

@@ -16,7 +16,7 @@
  *     FUSE_ENTRY_BACKING_ID      5  u64 daemon_ops, u64 id of
  *                                   FUSE_DEV_IOC_BACKING_OPEN
  *     FUSE_ENTRY_BPF_FD          6  u64 0, u64 fd of a fuse_ops map or link
- *     FUSE_ENTRY_BACKING_NAME    7  char name[16]: a path below the backing
+ *     FUSE_ENTRY_BACKING_NAME    7  char name[16]: one name in the backing
  *                                   of the request's directory
  *
  * At most one backing entry (1, 3, 5, 7) and one filter entry (2, 4, 6).
@@ -24,7 +24,8 @@
  * as bits 1ULL << opcode; 0 runs them all in the kernel.  A reply naming a
  * descriptor (1, 6) must be sent with
  * ioctl(devfd, FUSE_DEV_IOC_BPF_RESPONSE(len), reply), which resolves the
- * descriptor during the call and returns 0 or -1 with errno; write()
+ * descriptor during the call and returns the reply's length, as write()
+ * does, or -1 with errno; write()
  * refuses it with EINVAL.  Other replies may be written.  The reply is
  * that of LOOKUP, MKNOD, MKDIR, SYMLINK and LINK.  The daemon must have
  * accepted FUSE_PASSTHROUGH in FUSE_INIT with max_stack_depth >= 1, and a
