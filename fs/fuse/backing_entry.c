@@ -102,6 +102,20 @@ void fuse_bpf_entry_put(struct fuse_bpf_entry *e)
 }
 
 /*
+ * A daemon that did not accept FUSE_PASSTHROUGH (an RFC daemon does not
+ * know the flag) gets ELOOP for every backing: the log says once per
+ * connection what it has to do.
+ */
+static void fuse_bpf_tell_stack_depth(struct fuse_conn *fc,
+				      const struct path *path)
+{
+	if (test_and_set_bit(0, &fc->bpf_told))
+		return;
+	pr_warn("fuse-bpf: backings refused with ELOOP: the daemon's max_stack_depth is %d, the backing stacks %d deep; accept FUSE_PASSTHROUGH in FUSE_INIT with a max_stack_depth above it\n",
+		fc->max_stack_depth, path->mnt->mnt_sb->s_stack_depth);
+}
+
+/*
  * What a backing may be, as for root_dir= and FUSE_DEV_IOC_BACKING_OPEN:
  * not idmapped, and no deeper than the daemon declared in FUSE_INIT
  * (max_stack_depth, which also makes FUSE_PASSTHROUGH the daemon's opt-in).
@@ -117,8 +131,10 @@ static int fuse_bpf_entry_set_backing(struct fuse_conn *fc,
 {
 	if (is_idmapped_mnt(path->mnt))
 		return -EINVAL;
-	if (path->mnt->mnt_sb->s_stack_depth >= fc->max_stack_depth)
+	if (path->mnt->mnt_sb->s_stack_depth >= fc->max_stack_depth) {
+		fuse_bpf_tell_stack_depth(fc, path);
 		return -ELOOP;
+	}
 	if (!READ_ONCE(fc->backing_cred) &&
 	    cmpxchg(&fc->backing_cred, NULL, get_cred(cred)))
 		put_cred(cred);

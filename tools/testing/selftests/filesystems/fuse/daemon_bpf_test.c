@@ -1354,16 +1354,57 @@ TEST_F(entry, unprivileged_daemon)
 	expect_all_forgotten(_metadata, self);
 }
 
-/* A daemon that did not accept FUSE_PASSTHROUGH may give no backing */
+/* /dev/kmsg, read from its end on */
+static int kmsg_open_end(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The kernel log records since kmsg_open_end() that contain @str */
+static int kmsg_count(int fd, const char *str)
+{
+	char rec[1024];
+	ssize_t n;
+	int count = 0;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records overwritten: go on */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		count += !!strstr(rec, str);
+	}
+	return count;
+}
+
+/*
+ * A daemon that did not accept FUSE_PASSTHROUGH (an RFC daemon does not
+ * know the flag) may give no backing: ELOOP, and one kernel log line per
+ * connection that says what to do.
+ */
 TEST_F(entry, no_passthrough_eloop)
 {
+	const char *hint = "accept FUSE_PASSTHROUGH in FUSE_INIT";
 	struct plan *p;
+	int kmsg = kmsg_open_end();
 
+	ASSERT_LE(0, kmsg);
 	self->d->init_flags &= ~FUSE_PASSTHROUGH;
 	p = plan_set(self->s, "a", BY_IOCTL);
 	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
 	daemon_up(_metadata, self);
 	expect_refused(_metadata, self, "a", ELOOP);
+	expect_refused(_metadata, self, "a", ELOOP);
+	EXPECT_EQ(1, kmsg_count(kmsg, hint));
+	close(kmsg);
 	expect_alive(_metadata, self, false);
 	expect_all_forgotten(_metadata, self);
 }
