@@ -2234,6 +2234,8 @@ TEST_F(entry, filter_entries_need_admin)
 	ASSERT_EQ(0, p->err);
 	pin = open(IN_MNT("a"), O_PATH | O_CLOEXEC);
 	ASSERT_LE(0, pin);
+	/* The daemon counts the LOOKUP open() made after it replied */
+	ASSERT_TRUE(quiesce(self->s));
 
 	p = plan_set(self->s, "a", BY_WRITE);
 	plan_add(p, FUSE_ENTRY_REMOVE_BPF, 0);
