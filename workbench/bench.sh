@@ -126,6 +126,7 @@ if [ "${BENCH_CLOCK:-icount}" = icount ]; then
 		cat "$rundir/wall/bench/failed.tsv" >> "$rundir/bench/failed.tsv" 2>/dev/null || true
 		echo "wall_seconds=$(cat "$rundir/wall/seconds" 2>/dev/null)" >> "$rundir/bench/meta.env"
 		echo "wall_cpus=$(sed -n 's/^cpus=//p' "$rundir/wall/bench/meta.env")" >> "$rundir/bench/meta.env"
+		echo "wall_reps=$(sed -n 's/^reps=//p' "$rundir/wall/bench/meta.env")" >> "$rundir/bench/meta.env"
 	fi
 else
 	boot "$rundir" "$rundir/bench" wall "$all_workloads" \

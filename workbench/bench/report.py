@@ -248,7 +248,9 @@ def markdown(data):
                  f"{m.get('rand_mb', '?')} MiB of random 4 KiB reads (fio, psync, buffered); "
                  f"tarball of {m.get('tarball_files', '?')} entries, "
                  f"{int(m.get('tarball_bytes', 0)) / 2**20:.0f} MiB; "
-                 f"{m.get('reps', '?')} repetitions, median shown.")
+                 f"{m.get('reps', '?')} repetitions"
+                 + (f" ({m['wall_reps']} on the wall clock)" if icount and "wall_reps" in m else "")
+                 + ", median shown.")
     lines.append("")
     present = [k for k, _, _ in CONFIGS if any(k in c for c in res.values())]
     for fs in res:
