@@ -96,10 +96,13 @@ void fuse_bpf_inputs_done(struct fuse_bpf_req *req)
  * @err: the backing operation's result, the filter's error_in
  *
  * A lookup that finds no lower entry succeeds (with a negative dentry),
- * but its postfilters see error_in -ENOENT, as the RFC's did.
+ * but its postfilters see error_in -ENOENT, as the RFC's did.  A filter
+ * that returns %BPF_FUSE_USER_POSTFILTER hands the result, as it left it,
+ * to the daemon's postfilter, as in the RFC.
  *
  * Return: the operation's result: the filter's errno if it returned a
- * negative value (-EINVAL for one that is not a user errno), else @err.
+ * negative value (-EINVAL for one that is not a user errno), the daemon's
+ * postfilter's (-EOPNOTSUPP on a mount without a daemon), else @err.
  */
 int fuse_bpf_postfilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
 			const struct fuse_ops *ops, int err)
@@ -110,6 +113,11 @@ int fuse_bpf_postfilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
 	/* A backing step may have set it (a lookup finding no entry) */
 	req->meta.error_in = err ?: req->meta.error_in;
 	ret = op->postfilter(req, ops);
+	if (ret == BPF_FUSE_USER_POSTFILTER) {
+		if (get_fuse_conn(req->inode)->no_daemon)
+			return -EOPNOTSUPP;
+		return fuse_bpf_user_postfilter(req, err);
+	}
 	return ret < 0 ? fuse_bpf_filter_errno(ret) : err;
 }
 

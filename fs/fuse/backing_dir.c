@@ -320,9 +320,14 @@ static noinline bool fuse_bpf_refilter(struct dentry *entry, struct inode *dir,
 		r.meta.opcode = FUSE_LOOKUP | FUSE_POSTFILTER;
 		ret = ops->lookup_postfilter(&r.meta, &r.name, &r.out,
 					     &r.entries);
-		/* Any value but an errno keeps the lookup's result */
-		if (ret >= 0)
+		/*
+		 * Any value but an errno keeps the lookup's result, but the
+		 * daemon's postfilter, which only the slow path may ask
+		 */
+		if (ret >= 0 && ret != BPF_FUSE_USER_POSTFILTER)
 			ret = BPF_FUSE_CONTINUE;
+		else
+			ret = -EAGAIN;
 	}
 	if ((ret == BPF_FUSE_CONTINUE || ret == BPF_FUSE_POSTFILTER) &&
 	    !fuse_bpf_buf_qstr(&r.name, &name))

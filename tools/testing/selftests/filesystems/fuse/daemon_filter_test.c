@@ -1151,6 +1151,37 @@ TEST_F(ufilter, getattr_postfilter_rewrites_attr)
 }
 
 /*
+ * A BPF postfilter that returns BPF_FUSE_USER_POSTFILTER hands the result
+ * to the daemon's postfilter (the RFC's "call bpf for pre/post filters"):
+ * the daemon sees the lower's attributes and its rewrite reaches stat().
+ */
+TEST_F(ufilter, bpf_postfilter_hands_to_daemon)
+{
+	__u32 opcode = FUSE_GETATTR | FUSE_POSTFILTER;
+	const struct seen *w;
+	struct stat st;
+
+	self->skel->bss->verdict[FUSE_GETATTR] = BPF_FUSE_POSTFILTER;
+	self->skel->bss->post_verdict[FUSE_GETATTR] = BPF_FUSE_USER_POSTFILTER;
+	rule_rewrite(self->s, opcode, "", "")->size = SHOWN_SIZE;
+	ASSERT_EQ(0, stat(MN("f"), &st))
+		TH_LOG("stat of f: %s", strerror(errno));
+	EXPECT_EQ(SHOWN_SIZE, st.st_size);
+	ASSERT_TRUE(quiesce(self->s));
+	w = last_seen(self->s, opcode, NULL);
+	ASSERT_NE(NULL, w)
+		TH_LOG("no GETATTR | FUSE_POSTFILTER");
+	EXPECT_EQ(self->id_f, w->nodeid);
+	EXPECT_EQ(0, w->error_in);
+	EXPECT_TAKEN(w);
+
+	/* A postfilter that keeps the result sends nothing */
+	self->skel->bss->post_verdict[FUSE_GETATTR] = BPF_FUSE_CONTINUE;
+	ASSERT_EQ(0, stat(MN("f"), &st));
+	EXPECT_EQ((off_t)strlen(LOWER_F), st.st_size);
+}
+
+/*
  * READDIR | FUSE_POSTFILTER of the root: the daemon appends a record to
  * the first chunk (offset 0), which the caller lists with the lower's
  * names, of the inode number and type the daemon gave.

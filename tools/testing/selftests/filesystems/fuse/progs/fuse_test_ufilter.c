@@ -7,13 +7,16 @@
  * of names starting with "upre_" go to the daemon's prefilter and those of
  * names starting with "upost_" to its postfilter, whatever the verdict.
  * Reads and writes starting below read_daemon_below and
- * write_daemon_below go to the daemon.
+ * write_daemon_below go to the daemon.  The getattr postfilter returns
+ * post_verdict[FUSE_GETATTR].
  */
 #include "fuse_bpf.h"
 
 #define NR_VERDICTS	64
 
 __u32 verdict[NR_VERDICTS];
+/* What the postfilters that exist return, by FUSE opcode */
+__u32 post_verdict[NR_VERDICTS];
 /* Reads and writes that start below these go to the daemon (BPF_FUSE_USER) */
 __u64 read_daemon_below;
 __u64 write_daemon_below;
@@ -65,6 +68,14 @@ __u32 BPF_PROG(ufilter_getattr_pre, const struct bpf_fuse_meta_info *meta,
 	       struct fuse_getattr_in *in)
 {
 	return verdict[FUSE_GETATTR];
+}
+
+/* A BPF postfilter may hand the result to the daemon's, as in the RFC */
+SEC("struct_ops/getattr_postfilter")
+__u32 BPF_PROG(ufilter_getattr_post, const struct bpf_fuse_meta_info *meta,
+	       const struct fuse_getattr_in *in, struct fuse_attr_out *out)
+{
+	return post_verdict[FUSE_GETATTR];
 }
 
 SEC("struct_ops/getxattr_prefilter")
@@ -140,6 +151,7 @@ struct fuse_ops ufilter_ops = {
 	.mkdir_prefilter	= (void *)ufilter_mkdir_pre,
 	.unlink_prefilter	= (void *)ufilter_unlink_pre,
 	.getattr_prefilter	= (void *)ufilter_getattr_pre,
+	.getattr_postfilter	= (void *)ufilter_getattr_post,
 	.getxattr_prefilter	= (void *)ufilter_getxattr_pre,
 	.setxattr_prefilter	= (void *)ufilter_setxattr_pre,
 	.statfs_prefilter	= (void *)ufilter_statfs_pre,
