@@ -43,6 +43,7 @@
 #include "fuse_test_rewrite.skel.h"
 #include "fuse_test_grow.skel.h"
 #include "fuse_test_relookup.skel.h"
+#include "fuse_test_release_unused.skel.h"
 #include "fuse_test_retval.skel.h"
 #include "fuse_test_stale.skel.h"
 #include "fuse_test_user.skel.h"
@@ -2176,6 +2177,19 @@ TEST(reject_release)
 {
 	expect_reject(_metadata, fuse_reject_release__elf_bytes,
 		      "attach to unsupported member release_prefilter of struct fuse_ops");
+}
+
+/* ... and an RFC object loads once it neither sets nor loads the member */
+TEST(release_unused_loads)
+{
+	struct fuse_test_release_unused *skel;
+
+	skel = fuse_test_release_unused__open_and_load();
+	ASSERT_NE(NULL, skel)
+		TH_LOG("loading: %s", strerror(errno));
+	EXPECT_FALSE(bpf_program__autoload(skel->progs.unused_release));
+	EXPECT_TRUE(bpf_program__autoload(skel->progs.unused_lookup));
+	fuse_test_release_unused__destroy(skel);
 }
 
 int main(int argc, char **argv)
