@@ -129,10 +129,30 @@ static inline struct fuse_ops *fuse_bpf_node_ops(struct inode *inode)
 }
 
 /**
- * fuse_bpf_filters() - does a node's filter see an operation?
+ * fuse_bpf_filter_of() - the filter of a node that sees an operation
  * @inode: a FUSE inode
  * @member: the operation's name in struct fuse_ops, without _prefilter
  *	or _postfilter (getattr, open, flush, ...)
+ *
+ * The node's filter pointer is read once: RCU-walk callers may hold an
+ * inode under eviction, and a filter's struct_ops map is freed after a
+ * grace period.
+ *
+ * Return: the filter of @inode if it has a prefilter or a postfilter for
+ * @member, else NULL.
+ */
+#define fuse_bpf_filter_of(inode, member) ({				\
+	const struct fuse_ops *__ops =					\
+		READ_ONCE(get_fuse_inode(inode)->bpf_ops);		\
+									\
+	__ops && (__ops->member##_prefilter || __ops->member##_postfilter) ? \
+		__ops : NULL;						\
+})
+
+/**
+ * fuse_bpf_filters() - does a node's filter see an operation?
+ * @inode: a FUSE inode
+ * @member: as for fuse_bpf_filter_of()
  *
  * An operation whose filter has neither member runs as on a node without
  * a filter: some take a shorter way then.
@@ -140,11 +160,7 @@ static inline struct fuse_ops *fuse_bpf_node_ops(struct inode *inode)
  * Return: true if @inode has a filter with a prefilter or a postfilter
  * for @member.
  */
-#define fuse_bpf_filters(inode, member) ({				\
-	const struct fuse_ops *__ops = fuse_bpf_node_ops(inode);	\
-									\
-	__ops && (__ops->member##_prefilter || __ops->member##_postfilter); \
-})
+#define fuse_bpf_filters(inode, member) (!!fuse_bpf_filter_of(inode, member))
 
 /**
  * fuse_bpf_kernel_only() - does only the kernel see an operation of a node?

@@ -123,12 +123,9 @@ static int fuse_bpf_relookup_finish(struct fuse_bpf_req *req, int err)
 	struct fuse_bpf_lookup *l = container_of(req, typeof(*l), req);
 	struct inode *inode = d_inode(l->entry);
 
-	if (err) {
-		dput(l->lower);
+	if (err)
 		l->valid = err == -ENOENT && !inode;
-		return 0;
-	}
-	if (inode)
+	else if (inode)
 		l->valid = fuse_bpf_backed(inode) &&
 			   d_inode(l->lower) == fuse_bpf_inode(inode);
 	else
@@ -203,6 +200,32 @@ bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,
 }
 
 /*
+ * Whether @lower is hashed in @lower_parent under the name at @cs, at most
+ * @len bytes and NUL-terminated, read without a lock.  A rename may tear
+ * what is read: the lower name's length may not be its own, an inline name
+ * may be half copied.  So the walk stops at the lower name's NUL, never
+ * leaves an inline name's array, both names must end where it stops, and
+ * all of it is within a d_seq read section of @lower.
+ */
+static bool fuse_bpf_lower_named(struct dentry *lower,
+				 struct dentry *lower_parent,
+				 const unsigned char *cs, unsigned int len)
+{
+	unsigned int lseq = raw_seqcount_begin(&lower->d_seq);
+	const unsigned char *ls = READ_ONCE(lower->d_name.name);
+	unsigned int i;
+	bool same;
+
+	if (ls == lower->d_iname)
+		len = min_t(unsigned int, len, DNAME_INLINE_LEN - 1);
+	same = !d_unhashed(lower) && READ_ONCE(lower->d_parent) == lower_parent;
+	for (i = 0; same && i < len; i++)
+		same = ls[i] && cs[i] == ls[i];
+	return same && !cs[i] && !ls[i] &&
+	       !read_seqcount_retry(&lower->d_seq, lseq);
+}
+
+/*
  * A dentry of a backed directory is valid while the lower directory still
  * has the same inode (or none) under that name.  The common case, the
  * lower dentry of the inode itself still sitting under that name, is
@@ -216,48 +239,14 @@ static bool fuse_bpf_same_name(struct dentry *entry, struct dentry *lower,
 			       struct dentry *lower_parent)
 {
 	unsigned int seq = raw_seqcount_begin(&entry->d_seq);
-	unsigned int lseq = raw_seqcount_begin(&lower->d_seq);
 	const unsigned char *cs = READ_ONCE(entry->d_name.name);
-	const unsigned char *ls = READ_ONCE(lower->d_name.name);
-	unsigned int i, len = READ_ONCE(lower->d_name.len);
-	bool same;
+	unsigned int len = READ_ONCE(entry->d_name.len);
 
-	/*
-	 * A rename may tear what is read: the length may not be the name's,
-	 * an inline name may be half copied.  So the walk stops at the lower
-	 * name's NUL (and so at ours), never leaves an inline name's array,
-	 * and both names must end where it stops.
-	 */
-	if (ls == lower->d_iname || cs == entry->d_iname)
+	/* Our name may be torn too: never leave its inline array */
+	if (cs == entry->d_iname)
 		len = min_t(unsigned int, len, DNAME_INLINE_LEN - 1);
-	same = !d_unhashed(lower) && READ_ONCE(lower->d_parent) == lower_parent;
-	for (i = 0; same && i < len; i++)
-		same = ls[i] && cs[i] == ls[i];
-	same = same && !cs[i] && !ls[i];
-	return same && !read_seqcount_retry(&lower->d_seq, lseq) &&
+	return fuse_bpf_lower_named(lower, lower_parent, cs, len) &&
 	       !read_seqcount_retry(&entry->d_seq, seq);
-}
-
-/*
- * Whether @lower is hashed in @lower_parent under @name, in RCU walk as
- * fuse_bpf_same_name() reads a racing name: stop at its NUL, inside an
- * inline name's array, all within a d_seq read section.
- */
-static bool fuse_bpf_lower_named(struct dentry *lower,
-				 struct dentry *lower_parent,
-				 const struct qstr *name)
-{
-	unsigned int lseq = raw_seqcount_begin(&lower->d_seq);
-	const unsigned char *ls = READ_ONCE(lower->d_name.name);
-	unsigned int i, len = name->len;
-	bool same;
-
-	if (ls == lower->d_iname && len > DNAME_INLINE_LEN - 1)
-		return false;
-	same = !d_unhashed(lower) && READ_ONCE(lower->d_parent) == lower_parent;
-	for (i = 0; same && i < len; i++)
-		same = ls[i] && ls[i] == name->name[i];
-	return same && !ls[i] && !read_seqcount_retry(&lower->d_seq, lseq);
 }
 
 /* What the lookup filters see when a cached name is checked again */
@@ -331,7 +320,8 @@ static noinline bool fuse_bpf_refilter(struct dentry *entry, struct inode *dir,
 	}
 	if ((ret == BPF_FUSE_CONTINUE || ret == BPF_FUSE_POSTFILTER) &&
 	    !fuse_bpf_buf_qstr(&r.name, &name))
-		valid = fuse_bpf_lower_named(lower, lower_parent, &name);
+		valid = fuse_bpf_lower_named(lower, lower_parent,
+					     name.name, name.len);
 	bpf_fuse_free_buffer(&r.name);
 	return valid && !read_seqcount_retry(&entry->d_seq, seq);
 }
@@ -424,9 +414,7 @@ static int fuse_bpf_revalidate_fast(struct dentry *entry, struct inode *inode,
 		lower_parent = NULL;
 	if (lower_parent) {
 		/* A lookup filter may decide otherwise now: ask it again */
-		ops = READ_ONCE(get_fuse_inode(dir)->bpf_ops);
-		if (ops && !ops->lookup_prefilter && !ops->lookup_postfilter)
-			ops = NULL;
+		ops = fuse_bpf_filter_of(dir, lookup);
 		if (!lower)
 			valid = 0;
 		else if (ops)
