@@ -6,7 +6,7 @@
  * READDIRPLUS, entry and attribute timeouts of one second, no writeback
  * cache, no xattrs), served by a few threads reading the device.
  *
- *   ptfuse [-bpv] [-t THREADS] [-T TIMEOUT] LOWER MOUNTPOINT
+ *   ptfuse [-bpv] [-t THREADS] [-T TIMEOUT] [-n NAME] [-o OPTS] LOWER MOUNTPOINT
  *
  *   -b   FUSE-BPF: each LOOKUP reply gives the node its lower descriptor
  *        as backing (FUSE_ENTRY_BACKING, sent with the
@@ -20,6 +20,8 @@
  *   -t   threads serving requests (default 2)
  *   -T   entry and attribute timeout in seconds (default 1.0)
  *   -v   at unmount, print to stderr how many requests of each opcode came
+ *   -n   the mount's source, as /proc/mounts shows it (default "ptfuse")
+ *   -o   more FUSE mount options for the kernel (default_permissions, ...)
  *
  * It mounts, forks, prints the serving process's pid and returns; the
  * server exits when the filesystem is unmounted.
@@ -674,18 +676,21 @@ static void *serve(void *unused)
 
 int main(int argc, char **argv)
 {
-	char opts[256];
+	const char *name = "ptfuse", *more = NULL;
+	char opts[1024];
 	pthread_t *th;
 	pid_t pid;
 	int c;
 
-	while ((c = getopt(argc, argv, "bpvt:T:")) != -1) {
+	while ((c = getopt(argc, argv, "bpvt:T:n:o:")) != -1) {
 		switch (c) {
 		case 'b': backing = 1; break;
 		case 'p': passthrough = 1; break;
 		case 'v': verbose = 1; break;
 		case 't': nthreads = atoi(optarg); break;
 		case 'T': timeout = atof(optarg); break;
+		case 'n': name = optarg; break;
+		case 'o': more = optarg; break;
 		default: goto usage;
 		}
 	}
@@ -719,9 +724,12 @@ int main(int argc, char **argv)
 		perror("/dev/fuse");
 		return 1;
 	}
-	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other",
-		 devfd);
-	if (mount("ptfuse", argv[optind + 1], "fuse", 0, opts)) {
+	if (snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other%s%s",
+		     devfd, more ? "," : "", more ? more : "") >= (int)sizeof(opts)) {
+		fprintf(stderr, "ptfuse: -o: too long\n");
+		return 2;
+	}
+	if (mount(name, argv[optind + 1], "fuse", 0, opts)) {
 		perror("mount");
 		return 1;
 	}
@@ -746,6 +754,6 @@ int main(int argc, char **argv)
 	serve(NULL);
 	return 0;
 usage:
-	fprintf(stderr, "usage: ptfuse [-pv] [-t THREADS] [-T TIMEOUT] LOWER MOUNTPOINT\n");
+	fprintf(stderr, "usage: ptfuse [-bpv] [-t THREADS] [-T TIMEOUT] [-n NAME] [-o OPTS] LOWER MOUNTPOINT\n");
 	return 2;
 }
