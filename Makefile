@@ -25,6 +25,12 @@
 #   make bench          build a kernel without debug options, boot it, measure
 #                       FUSE-BPF against native, overlayfs and FUSE daemons
 #                       (NOTREE=1: use $(WORKDIR)/linux as it is, unassembled)
+#   make fstests FSTESTS=dir  run fstests (built by hand in dir, as its README
+#                       says) on ext4, FUSE-BPF (pure, filtered, daemon) and
+#                       overlayfs in one guest of the bench kernel
+#                       (FSTESTS_KERNEL=bzImage: boot that, build nothing;
+#                       FSTESTS_GROUP=quick: fstests' whole generic quick
+#                       group; more in workbench/fstests.sh)
 
 XDG_CACHE_HOME ?= /var/cache
 WORKDIR ?= $(XDG_CACHE_HOME)/fuse-bpf
@@ -37,7 +43,7 @@ SELFTEST_VARS = OUTPUT=$(WORKDIR)/selftests/fuse CLANG=clang-19 \
 		KHDR_INCLUDES="-isystem $(WORKDIR)/build/usr/include"
 
 .PHONY: all deps host-tests tree refresh kernel kernel-mod selftests check run demo bench clean \
-	series series-check
+	series series-check fstests
 all: kernel selftests
 
 deps:
@@ -82,6 +88,10 @@ demo: selftests
 # (workbench/bench/Kconfig.bench); see workbench/bench.sh for BENCH_* knobs.
 bench: $(if $(NOTREE),deps,tree)
 	@$(WB)/bench.sh
+
+export FSTESTS FSTESTS_KERNEL FSTESTS_GROUP FSTESTS_CONFIGS
+fstests: $(if $(FSTESTS_KERNEL),deps,tree)
+	@$(WB)/fstests.sh
 
 series: deps
 	@$(WB)/series.sh
