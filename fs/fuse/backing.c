@@ -3,9 +3,10 @@
  * FUSE-BPF: the dispatch core.
  *
  * A FUSE node may carry a backing inode on a lower filesystem.  Its
- * operations are then served in the kernel: each one runs the steps of its
- * entry in fuse_bpf_ops[] (set up, backing call, finish), with room for the
- * BPF prefilter and postfilter between them.  File data goes through
+ * operations are then served in the kernel: each hook hands fuse_bpf_run()
+ * its operation's steps (a struct fuse_bpf_op of the family's file: set up,
+ * backing call, finish) and runs the BPF prefilter and postfilter between
+ * them.  File data goes through
  * fs/backing-file.c, as with FUSE passthrough.
  */
 
@@ -18,43 +19,6 @@
 #include <linux/namei.h>
 #include <linux/posix_acl.h>
 #include <linux/security.h>
-
-static const struct fuse_bpf_op *const fuse_bpf_ops[] = {
-	[FUSE_LOOKUP]		= &fuse_bpf_lookup_op,
-	[FUSE_GETATTR]		= &fuse_bpf_getattr_op,
-	[FUSE_SETATTR]		= &fuse_bpf_setattr_op,
-	[FUSE_READLINK]		= &fuse_bpf_readlink_op,
-	[FUSE_SYMLINK]		= &fuse_bpf_symlink_op,
-	[FUSE_MKNOD]		= &fuse_bpf_mknod_op,
-	[FUSE_MKDIR]		= &fuse_bpf_mkdir_op,
-	[FUSE_UNLINK]		= &fuse_bpf_unlink_op,
-	[FUSE_RMDIR]		= &fuse_bpf_rmdir_op,
-	[FUSE_RENAME]		= &fuse_bpf_rename_op,
-	[FUSE_LINK]		= &fuse_bpf_link_op,
-	[FUSE_OPEN]		= &fuse_bpf_open_op,
-	[FUSE_READ]		= &fuse_bpf_read_op,
-	[FUSE_WRITE]		= &fuse_bpf_write_op,
-	[FUSE_STATFS]		= &fuse_bpf_statfs_op,
-	[FUSE_FSYNC]		= &fuse_bpf_fsync_op,
-	[FUSE_SETXATTR]		= &fuse_bpf_setxattr_op,
-	[FUSE_GETXATTR]		= &fuse_bpf_getxattr_op,
-	[FUSE_LISTXATTR]	= &fuse_bpf_listxattr_op,
-	[FUSE_REMOVEXATTR]	= &fuse_bpf_removexattr_op,
-	[FUSE_FLUSH]		= &fuse_bpf_flush_op,
-	[FUSE_OPENDIR]		= &fuse_bpf_opendir_op,
-	[FUSE_READDIR]		= &fuse_bpf_readdir_op,
-	[FUSE_FSYNCDIR]		= &fuse_bpf_fsyncdir_op,
-	[FUSE_GETLK]		= &fuse_bpf_getlk_op,
-	[FUSE_SETLK]		= &fuse_bpf_setlk_op,
-	[FUSE_ACCESS]		= &fuse_bpf_access_op,
-	[FUSE_CREATE]		= &fuse_bpf_create_op,
-	[FUSE_FALLOCATE]	= &fuse_bpf_fallocate_op,
-	[FUSE_RENAME2]		= &fuse_bpf_rename_op,
-	[FUSE_LSEEK]		= &fuse_bpf_lseek_op,
-	[FUSE_COPY_FILE_RANGE]	= &fuse_bpf_copy_file_range_op,
-	[FUSE_TMPFILE]		= &fuse_bpf_tmpfile_op,
-	[FUSE_IOCTL]		= &fuse_bpf_fileattr_op,
-};
 
 /**
  * fuse_bpf_arg_buf() - append a variable-length input argument
@@ -273,9 +237,10 @@ static int fuse_bpf_fallback(struct fuse_bpf_req *req)
 }
 
 /**
- * fuse_bpf_run_op() - serve one operation of a backed node
+ * fuse_bpf_run() - serve one operation of a backed node
  * @op: the operation's steps
- * @req: the request, of @op's opcode
+ * @req: the request (FUSE_BPF_REQ()), its arguments in the operation's
+ *	own structure around it
  *
  * Set up, the node's prefilter (and the daemon's, if it asks for it), the
  * backing operation, the postfilter (the node's or the daemon's), finish.
@@ -290,11 +255,12 @@ static int fuse_bpf_fallback(struct fuse_bpf_req *req)
  * Return: the operation's result, or FUSE_BPF_FALLBACK when a filter or
  * the node's daemon_ops sent it to the daemon.
  */
-int fuse_bpf_run_op(const struct fuse_bpf_op *op, struct fuse_bpf_req *req)
+int fuse_bpf_run(const struct fuse_bpf_op *op, struct fuse_bpf_req *req)
 {
 	struct fuse_ops *ops = fuse_bpf_node_ops(req->inode);
 	int err = 0;
 
+	req->args.opcode = op->opcode;
 	req->args.nodeid = get_node_id(req->inode);
 	if (fuse_bpf_daemon_op(req->inode, req->args.opcode))
 		return fuse_bpf_fallback(req);
@@ -322,26 +288,6 @@ int fuse_bpf_run_op(const struct fuse_bpf_op *op, struct fuse_bpf_req *req)
 	if (err == FUSE_BPF_FALLBACK)
 		err = fuse_bpf_fallback(req);
 	return err;
-}
-
-/**
- * fuse_bpf_run() - serve one operation of a backed node
- * @req: the request; req->args.opcode selects the operation
- *
- * fuse_bpf_run_op() with the steps of the opcode in fuse_bpf_ops[].
- *
- * Return: as fuse_bpf_run_op(); -EOPNOTSUPP, with a warning, for an
- * opcode FUSE-BPF does not serve.
- */
-int fuse_bpf_run(struct fuse_bpf_req *req)
-{
-	const struct fuse_bpf_op *op = NULL;
-
-	if (req->args.opcode < ARRAY_SIZE(fuse_bpf_ops))
-		op = fuse_bpf_ops[req->args.opcode];
-	if (WARN_ON_ONCE(!op))
-		return -EOPNOTSUPP;
-	return fuse_bpf_run_op(op, req);
 }
 ALLOW_ERROR_INJECTION(fuse_bpf_run, ERRNO);
 

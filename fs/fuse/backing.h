@@ -163,26 +163,6 @@ static inline struct fuse_ops *fuse_bpf_node_ops(struct inode *inode)
 #define fuse_bpf_filters(inode, member) (!!fuse_bpf_filter_of(inode, member))
 
 /**
- * fuse_bpf_kernel_only() - does only the kernel see an operation of a node?
- * @node: a backed FUSE inode
- * @member: the operation's name in struct fuse_ops, as for
- *	fuse_bpf_filters()
- * @opcode: its FUSE opcode
- *
- * Neither the node's filter nor its daemon (daemon_ops) sees the
- * operation: the hooks with a short way (getattr, open and opendir,
- * flush) serve it with no request set up.
- *
- * Return: true if neither does.
- */
-#define fuse_bpf_kernel_only(node, member, opcode) ({			\
-	struct inode *__inode = (node);					\
-									\
-	!fuse_bpf_filters(__inode, member) &&				\
-	!fuse_bpf_daemon_op(__inode, opcode);				\
-})
-
-/**
  * fuse_bpf_file() - the backing file of an open file
  * @file: an open file of a FUSE node
  *
@@ -234,9 +214,10 @@ struct fuse_bpf_req {
 	struct fuse_buffer *out_bufs[FUSE_BPF_MAX_OUT];
 };
 
-/* A request of opcode @op on @node; fuse_bpf_run() fills in the node id. */
-#define FUSE_BPF_REQ(op, node) \
-	{ .inode = (node), .args = { .opcode = (op) } }
+/*
+ * A request on @node; fuse_bpf_run() fills in the opcode and the node id.
+ */
+#define FUSE_BPF_REQ(node)	{ .inode = (node) }
 
 /*
  * fuse_bpf_run() returns this when a filter sent the operation to the
@@ -264,6 +245,7 @@ static inline bool fuse_bpf_result(int *err, int ret)
 
 /**
  * struct fuse_bpf_op - the steps of one operation on a backed node
+ * @opcode: the FUSE opcode the filters and the daemon see
  * @setup: describe the VFS arguments in req->args
  * @prefilter: call the node's fuse_ops prefilter for this operation
  *	(BPF_FUSE_POSTFILTER when it has only a postfilter)
@@ -283,6 +265,7 @@ static inline bool fuse_bpf_result(int *err, int ret)
  * between @backing and @finish.
  */
 struct fuse_bpf_op {
+	u32 opcode;
 	int (*setup)(struct fuse_bpf_req *req);
 	int (*prefilter)(struct fuse_bpf_req *req, const struct fuse_ops *ops);
 	int (*backing)(struct fuse_bpf_req *req);
@@ -295,8 +278,7 @@ struct fuse_bpf_op {
 #define FUSE_BPF_AS_CALLER	BIT(1)
 #define FUSE_BPF_CALLER_CREDS	BIT(2)
 
-int fuse_bpf_run_op(const struct fuse_bpf_op *op, struct fuse_bpf_req *req);
-int fuse_bpf_run(struct fuse_bpf_req *req);
+int fuse_bpf_run(const struct fuse_bpf_op *op, struct fuse_bpf_req *req);
 
 /* backing_bpf.c: the fuse_ops filters */
 int fuse_bpf_prefilter(const struct fuse_bpf_op *op, struct fuse_bpf_req *req,
@@ -407,19 +389,6 @@ struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file,
 				   int flags);
 bool fuse_bpf_open_common(int *err, u32 opcode, struct inode *inode,
 			  struct file *file);
-
-extern const struct fuse_bpf_op fuse_bpf_lookup_op, fuse_bpf_create_op,
-	fuse_bpf_mknod_op, fuse_bpf_mkdir_op, fuse_bpf_symlink_op,
-	fuse_bpf_link_op, fuse_bpf_unlink_op, fuse_bpf_rmdir_op,
-	fuse_bpf_rename_op, fuse_bpf_tmpfile_op, fuse_bpf_readlink_op,
-	fuse_bpf_opendir_op, fuse_bpf_readdir_op, fuse_bpf_open_op,
-	fuse_bpf_flush_op, fuse_bpf_fsync_op, fuse_bpf_fsyncdir_op,
-	fuse_bpf_lseek_op, fuse_bpf_fallocate_op, fuse_bpf_copy_file_range_op,
-	fuse_bpf_getlk_op, fuse_bpf_setlk_op, fuse_bpf_getattr_op,
-	fuse_bpf_setattr_op, fuse_bpf_statfs_op, fuse_bpf_getxattr_op,
-	fuse_bpf_setxattr_op, fuse_bpf_listxattr_op, fuse_bpf_removexattr_op,
-	fuse_bpf_fileattr_op, fuse_bpf_access_op, fuse_bpf_read_op,
-	fuse_bpf_write_op;
 
 /* backing.c: mount, nodes, credentials */
 void fuse_bpf_init_inode(struct inode *inode, struct vfsmount *mnt);

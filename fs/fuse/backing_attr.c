@@ -93,7 +93,8 @@ static int fuse_bpf_access_post(struct fuse_bpf_req *req,
 	return ops->access_postfilter(&req->meta, &a->in);
 }
 
-const struct fuse_bpf_op fuse_bpf_access_op = {
+static const struct fuse_bpf_op fuse_bpf_access_op = {
+	.opcode = FUSE_ACCESS,
 	.setup = fuse_bpf_access_setup,
 	.prefilter = fuse_bpf_access_pre,
 	.backing = fuse_bpf_access_backing,
@@ -104,12 +105,12 @@ const struct fuse_bpf_op fuse_bpf_access_op = {
 static bool fuse_bpf_access(int *err, struct inode *inode, int mask)
 {
 	struct fuse_bpf_access a = {
-		.req = FUSE_BPF_REQ(FUSE_ACCESS, inode),
+		.req = FUSE_BPF_REQ(inode),
 		.in.mask = mask & FUSE_BPF_MAY_RWX,
 		.mask = mask,
 		.result = *err,
 	};
-	int ret = fuse_bpf_run(&a.req);
+	int ret = fuse_bpf_run(&fuse_bpf_access_op, &a.req);
 
 	/* The daemon may deny what the lower allowed, not grant what it refused */
 	if (ret == FUSE_BPF_FALLBACK && *err)
@@ -228,8 +229,8 @@ static void fuse_bpf_attr_to_kstat(const struct fuse_attr *attr,
 }
 
 /*
- * As ovl_do_getattr(): the caller may have done the LSM check.  Both paths
- * of getattr come here, a point for fault injection.
+ * As ovl_do_getattr(): the caller may have done the LSM check.  Out of
+ * line, a point for fault injection.
  */
 static noinline int fuse_bpf_getattr_lower(struct inode *inode,
 					   struct kstat *stat, u32 mask,
@@ -286,32 +287,14 @@ static int fuse_bpf_getattr_finish(struct fuse_bpf_req *req, int err)
 	return 0;
 }
 
-const struct fuse_bpf_op fuse_bpf_getattr_op = {
+static const struct fuse_bpf_op fuse_bpf_getattr_op = {
+	.opcode = FUSE_GETATTR,
 	.setup = fuse_bpf_getattr_setup,
 	.prefilter = fuse_bpf_getattr_pre,
 	.backing = fuse_bpf_getattr_backing,
 	.postfilter = fuse_bpf_getattr_post,
 	.finish = fuse_bpf_getattr_finish,
 };
-
-/*
- * Out of line: the request (zeroed on entry where the kernel initialises
- * its stack) is set up only for a node that has a filter or whose daemon
- * takes FUSE_GETATTR.
- */
-static noinline int fuse_bpf_getattr_run(struct inode *inode,
-					 struct kstat *stat, u32 mask,
-					 unsigned int flags)
-{
-	struct fuse_bpf_getattr g = {
-		.req = FUSE_BPF_REQ(FUSE_GETATTR, inode),
-		.stat = stat,
-		.mask = mask,
-		.flags = flags,
-	};
-
-	return fuse_bpf_run(&g.req);
-}
 
 /**
  * fuse_bpf_getattr() - Get the attributes of a backed node
@@ -323,10 +306,7 @@ static noinline int fuse_bpf_getattr_run(struct inode *inode,
  *
  * Gets the lower inode's attributes (vfs_getattr()), with st_dev the FUSE
  * superblock's.  A postfilter may change them, except the file type,
- * st_ino and st_rdev.  Refreshes the mirror.  stat() is the hottest path:
- * a node whose filter (if any) has no getattr member, and whose daemon
- * does not take FUSE_GETATTR, is served with no request set up, as
- * ovl_getattr() serves it.
+ * st_ino and st_rdev.  Refreshes the mirror.
  *
  * Return: true if FUSE-BPF served the operation, its result in @err; false
  * if the node has no backing inode, or a filter sends FUSE_GETATTR to the
@@ -335,20 +315,16 @@ static noinline int fuse_bpf_getattr_run(struct inode *inode,
 bool fuse_bpf_getattr(int *err, const struct path *path, struct kstat *stat,
 		      u32 mask, unsigned int flags)
 {
-	struct inode *inode = d_inode(path->dentry);
-	const struct cred *old;
+	struct fuse_bpf_getattr g = {
+		.req = FUSE_BPF_REQ(d_inode(path->dentry)),
+		.stat = stat,
+		.mask = mask,
+		.flags = flags,
+	};
 
-	if (!fuse_bpf_backed(inode))
+	if (!fuse_bpf_backed(g.req.inode))
 		return false;
-	if (!fuse_bpf_kernel_only(inode, getattr, FUSE_GETATTR))
-		return fuse_bpf_result(err, fuse_bpf_getattr_run(inode, stat,
-								 mask, flags));
-	old = fuse_bpf_override_creds(inode);
-	*err = fuse_bpf_getattr_lower(inode, stat, mask, flags);
-	revert_creds(old);
-	if (!*err)
-		fuse_bpf_getattr_done(inode, stat);
-	return true;
+	return fuse_bpf_result(err, fuse_bpf_run(&fuse_bpf_getattr_op, &g.req));
 }
 
 /* setattr */
@@ -580,7 +556,8 @@ static int fuse_bpf_setattr_post(struct fuse_bpf_req *req,
 	return ops->setattr_postfilter(&req->meta, &s->in, &s->out);
 }
 
-const struct fuse_bpf_op fuse_bpf_setattr_op = {
+static const struct fuse_bpf_op fuse_bpf_setattr_op = {
+	.opcode = FUSE_SETATTR,
 	.setup = fuse_bpf_setattr_setup,
 	.prefilter = fuse_bpf_setattr_pre,
 	.backing = fuse_bpf_setattr_backing,
@@ -611,7 +588,7 @@ bool fuse_bpf_setattr(int *err, struct dentry *entry, struct iattr *attr)
 {
 	struct inode *inode = d_inode(entry);
 	struct fuse_bpf_setattr s = {
-		.req = FUSE_BPF_REQ(FUSE_SETATTR, inode),
+		.req = FUSE_BPF_REQ(inode),
 		.entry = entry,
 	};
 
@@ -629,7 +606,7 @@ bool fuse_bpf_setattr(int *err, struct dentry *entry, struct iattr *attr)
 		s.attr.ia_file = fuse_bpf_file(attr->ia_file);
 	if (!s.attr.ia_file)
 		s.attr.ia_valid &= ~ATTR_FILE;
-	return fuse_bpf_result(err, fuse_bpf_run(&s.req));
+	return fuse_bpf_result(err, fuse_bpf_run(&fuse_bpf_setattr_op, &s.req));
 }
 
 /* statfs */
@@ -703,7 +680,8 @@ static int fuse_bpf_statfs_finish(struct fuse_bpf_req *req, int err)
 	return 0;
 }
 
-const struct fuse_bpf_op fuse_bpf_statfs_op = {
+static const struct fuse_bpf_op fuse_bpf_statfs_op = {
+	.opcode = FUSE_STATFS,
 	.setup = fuse_bpf_statfs_setup,
 	.prefilter = fuse_bpf_statfs_pre,
 	.backing = fuse_bpf_statfs_backing,
@@ -727,13 +705,13 @@ const struct fuse_bpf_op fuse_bpf_statfs_op = {
 bool fuse_bpf_statfs(int *err, struct dentry *entry, struct kstatfs *buf)
 {
 	struct fuse_bpf_statfs s = {
-		.req = FUSE_BPF_REQ(FUSE_STATFS, d_inode(entry)),
+		.req = FUSE_BPF_REQ(d_inode(entry)),
 		.buf = buf,
 	};
 
 	if (!fuse_bpf_backed(d_inode(entry)))
 		return false;
-	return fuse_bpf_result(err, fuse_bpf_run(&s.req));
+	return fuse_bpf_result(err, fuse_bpf_run(&fuse_bpf_statfs_op, &s.req));
 }
 
 /*
@@ -996,7 +974,8 @@ static int fuse_bpf_getxattr_finish(struct fuse_bpf_req *req, int err)
 	return fuse_bpf_xattr_reply_done(req, &g->reply, err);
 }
 
-const struct fuse_bpf_op fuse_bpf_getxattr_op = {
+static const struct fuse_bpf_op fuse_bpf_getxattr_op = {
+	.opcode = FUSE_GETXATTR,
 	.setup = fuse_bpf_getxattr_setup,
 	.prefilter = fuse_bpf_getxattr_pre,
 	.backing = fuse_bpf_getxattr_backing,
@@ -1082,7 +1061,8 @@ static int fuse_bpf_listxattr_finish(struct fuse_bpf_req *req, int err)
 	return fuse_bpf_listxattr_strip(&l->reply);
 }
 
-const struct fuse_bpf_op fuse_bpf_listxattr_op = {
+static const struct fuse_bpf_op fuse_bpf_listxattr_op = {
+	.opcode = FUSE_LISTXATTR,
 	.setup = fuse_bpf_listxattr_setup,
 	.prefilter = fuse_bpf_listxattr_pre,
 	.backing = fuse_bpf_listxattr_backing,
@@ -1177,7 +1157,8 @@ static int fuse_bpf_setxattr_post(struct fuse_bpf_req *req,
 					&s->value_buf);
 }
 
-const struct fuse_bpf_op fuse_bpf_setxattr_op = {
+static const struct fuse_bpf_op fuse_bpf_setxattr_op = {
+	.opcode = FUSE_SETXATTR,
 	.setup = fuse_bpf_setxattr_setup,
 	.prefilter = fuse_bpf_setxattr_pre,
 	.backing = fuse_bpf_setxattr_backing,
@@ -1229,7 +1210,8 @@ static int fuse_bpf_removexattr_post(struct fuse_bpf_req *req,
 	return ops->removexattr_postfilter(&req->meta, &r->x.name_buf);
 }
 
-const struct fuse_bpf_op fuse_bpf_removexattr_op = {
+static const struct fuse_bpf_op fuse_bpf_removexattr_op = {
+	.opcode = FUSE_REMOVEXATTR,
 	.setup = fuse_bpf_removexattr_setup,
 	.prefilter = fuse_bpf_removexattr_pre,
 	.backing = fuse_bpf_removexattr_backing,
@@ -1238,14 +1220,13 @@ const struct fuse_bpf_op fuse_bpf_removexattr_op = {
 	.flags = FUSE_BPF_WRITE,
 };
 
-static bool fuse_bpf_xattr_run(int *err, u32 opcode, struct inode *inode,
-			       struct fuse_bpf_xattr *x)
+static bool fuse_bpf_xattr_run(int *err, const struct fuse_bpf_op *op,
+			       struct inode *inode, struct fuse_bpf_xattr *x)
 {
 	if (!fuse_bpf_backed(inode))
 		return false;
 	x->req.inode = inode;
-	x->req.args.opcode = opcode;
-	return fuse_bpf_result(err, fuse_bpf_run(&x->req));
+	return fuse_bpf_result(err, fuse_bpf_run(op, &x->req));
 }
 
 /**
@@ -1274,7 +1255,7 @@ bool fuse_bpf_getxattr(ssize_t *res, struct inode *inode, const char *name,
 	};
 	int err;
 
-	if (!fuse_bpf_xattr_run(&err, FUSE_GETXATTR, inode, &g.x))
+	if (!fuse_bpf_xattr_run(&err, &fuse_bpf_getxattr_op, inode, &g.x))
 		return false;
 	*res = err ? err : g.reply.res;
 	return true;
@@ -1303,7 +1284,7 @@ bool fuse_bpf_listxattr(ssize_t *res, struct dentry *entry, char *list,
 	};
 	int err;
 
-	if (!fuse_bpf_xattr_run(&err, FUSE_LISTXATTR, d_inode(entry), &l.x))
+	if (!fuse_bpf_xattr_run(&err, &fuse_bpf_listxattr_op, d_inode(entry), &l.x))
 		return false;
 	*res = err ? err : l.reply.res;
 	return true;
@@ -1334,7 +1315,8 @@ static int fuse_bpf_xattr_may_write(struct inode *inode, const char *name)
 	return fuse_bpf_lower_permission(lower, MAY_WRITE);
 }
 
-static bool fuse_bpf_xattr_write(int *err, u32 opcode, struct inode *inode,
+static bool fuse_bpf_xattr_write(int *err, const struct fuse_bpf_op *op,
+				 struct inode *inode,
 				 struct fuse_bpf_xattr *x)
 {
 	if (!fuse_bpf_backed(inode))
@@ -1345,7 +1327,7 @@ static bool fuse_bpf_xattr_write(int *err, u32 opcode, struct inode *inode,
 		*err = fuse_bpf_xattr_may_write(inode, x->name);
 	if (*err)
 		return true;
-	return fuse_bpf_xattr_run(err, opcode, inode, x);
+	return fuse_bpf_xattr_run(err, op, inode, x);
 }
 
 /**
@@ -1379,7 +1361,7 @@ bool fuse_bpf_setxattr(int *err, struct inode *inode, const char *name,
 		.flags = flags,
 	};
 
-	return fuse_bpf_xattr_write(err, FUSE_SETXATTR, inode, &s.x);
+	return fuse_bpf_xattr_write(err, &fuse_bpf_setxattr_op, inode, &s.x);
 }
 
 /* An ACL's setting: a setxattr of its xattr name, without a value */
@@ -1391,7 +1373,7 @@ static bool fuse_bpf_xattr_set_acl(int *err, struct inode *inode,
 		.acl = acl,
 	};
 
-	return fuse_bpf_xattr_write(err, FUSE_SETXATTR, inode, &s.x);
+	return fuse_bpf_xattr_write(err, &fuse_bpf_setxattr_op, inode, &s.x);
 }
 
 /* An attribute's removal, or an ACL's (@is_acl) */
@@ -1402,7 +1384,7 @@ static bool fuse_bpf_xattr_remove(int *err, struct inode *inode,
 		.x = { .name = name, .is_acl = is_acl },
 	};
 
-	return fuse_bpf_xattr_write(err, FUSE_REMOVEXATTR, inode, &r.x);
+	return fuse_bpf_xattr_write(err, &fuse_bpf_removexattr_op, inode, &r.x);
 }
 
 /**
@@ -1483,7 +1465,7 @@ bool fuse_bpf_get_acl(struct posix_acl **res, struct dentry *entry, int type)
 	};
 	int err;
 
-	if (!fuse_bpf_xattr_run(&err, FUSE_GETXATTR, d_inode(entry), &g.x))
+	if (!fuse_bpf_xattr_run(&err, &fuse_bpf_getxattr_op, d_inode(entry), &g.x))
 		return false;
 	*res = err ? ERR_PTR(err) : g.acl;
 	return true;
@@ -1549,7 +1531,8 @@ static int fuse_bpf_fileattr_backing(struct fuse_bpf_req *req)
 	return err;
 }
 
-const struct fuse_bpf_op fuse_bpf_fileattr_op = {
+static const struct fuse_bpf_op fuse_bpf_fileattr_op = {
+	.opcode = FUSE_IOCTL,
 	.setup = fuse_bpf_fileattr_setup,
 	.backing = fuse_bpf_fileattr_backing,
 	.finish = fuse_bpf_attr_finish,
@@ -1560,7 +1543,7 @@ static bool fuse_bpf_fileattr(int *err, struct dentry *entry,
 {
 	struct inode *inode = d_inode(entry);
 	struct fuse_bpf_fileattr f = {
-		.req = FUSE_BPF_REQ(FUSE_IOCTL, inode),
+		.req = FUSE_BPF_REQ(inode),
 		.fa = fa,
 	};
 
@@ -1576,7 +1559,7 @@ static bool fuse_bpf_fileattr(int *err, struct dentry *entry,
 		f.in.cmd = set ? FS_IOC_FSSETXATTR : FS_IOC_FSGETXATTR;
 	else
 		f.in.cmd = set ? FS_IOC_SETFLAGS : FS_IOC_GETFLAGS;
-	return fuse_bpf_result(err, fuse_bpf_run(&f.req));
+	return fuse_bpf_result(err, fuse_bpf_run(&fuse_bpf_fileattr_op, &f.req));
 }
 
 /**

@@ -103,7 +103,8 @@ static int fuse_bpf_lookup_finish(struct fuse_bpf_req *req, int err)
 	return PTR_ERR_OR_ZERO(l->res);
 }
 
-const struct fuse_bpf_op fuse_bpf_lookup_op = {
+static const struct fuse_bpf_op fuse_bpf_lookup_op = {
+	.opcode = FUSE_LOOKUP,
 	.setup = fuse_bpf_lookup_setup,
 	.prefilter = fuse_bpf_lookup_pre,
 	.backing = fuse_bpf_lookup_backing,
@@ -135,6 +136,7 @@ static int fuse_bpf_relookup_finish(struct fuse_bpf_req *req, int err)
 }
 
 static const struct fuse_bpf_op fuse_bpf_relookup_op = {
+	.opcode = FUSE_LOOKUP,
 	.setup = fuse_bpf_lookup_setup,
 	.prefilter = fuse_bpf_lookup_pre,
 	.backing = fuse_bpf_lookup_backing,
@@ -147,14 +149,14 @@ static int fuse_bpf_relookup(struct inode *dir, struct dentry *entry)
 {
 	struct name_snapshot name;
 	struct fuse_bpf_lookup l = {
-		.req = FUSE_BPF_REQ(FUSE_LOOKUP, dir),
+		.req = FUSE_BPF_REQ(dir),
 		.entry = entry,
 		.qname = &name.name,
 	};
 	int err;
 
 	take_dentry_name_snapshot(&name, entry);
-	err = fuse_bpf_run_op(&fuse_bpf_relookup_op, &l.req);
+	err = fuse_bpf_run(&fuse_bpf_relookup_op, &l.req);
 	release_dentry_name_snapshot(&name);
 	/* Sent to the daemon: its lookup decides */
 	if (err == FUSE_BPF_FALLBACK)
@@ -184,7 +186,7 @@ bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,
 		     struct dentry *entry, unsigned int flags)
 {
 	struct fuse_bpf_lookup l = {
-		.req = FUSE_BPF_REQ(FUSE_LOOKUP, dir),
+		.req = FUSE_BPF_REQ(dir),
 		.entry = entry,
 		.qname = &entry->d_name,
 	};
@@ -192,7 +194,7 @@ bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,
 
 	if (!fuse_bpf_backed(dir))
 		return false;
-	err = fuse_bpf_run(&l.req);
+	err = fuse_bpf_run(&fuse_bpf_lookup_op, &l.req);
 	if (err == FUSE_BPF_FALLBACK)
 		return false;
 	*res = err ? ERR_PTR(err) : l.res;
@@ -650,11 +652,12 @@ static int fuse_bpf_make_finish(struct fuse_bpf_req *req, int err)
 	return 0;
 }
 
-static bool fuse_bpf_make(int *err, struct fuse_bpf_make *m)
+static bool fuse_bpf_make(int *err, const struct fuse_bpf_op *op,
+			  struct fuse_bpf_make *m)
 {
 	if (!fuse_bpf_backed(m->req.inode))
 		return false;
-	return fuse_bpf_result(err, fuse_bpf_run(&m->req));
+	return fuse_bpf_result(err, fuse_bpf_run(op, &m->req));
 }
 
 /* create */
@@ -715,7 +718,8 @@ static int fuse_bpf_create_post(struct fuse_bpf_req *req,
 					   &c->m.entry_out, &c->open_out);
 }
 
-const struct fuse_bpf_op fuse_bpf_create_op = {
+static const struct fuse_bpf_op fuse_bpf_create_op = {
+	.opcode = FUSE_CREATE,
 	.setup = fuse_bpf_create_setup,
 	.prefilter = fuse_bpf_create_pre,
 	.backing = fuse_bpf_create_backing,
@@ -745,14 +749,14 @@ bool fuse_bpf_create(int *err, struct inode *dir, struct dentry *entry,
 		     umode_t mode, bool excl)
 {
 	struct fuse_bpf_create c = {
-		.m.req = FUSE_BPF_REQ(FUSE_CREATE, dir),
+		.m.req = FUSE_BPF_REQ(dir),
 		.m.entry = entry,
 		.m.mode = mode,
 		.in = { .mode = mode, .umask = current_umask() },
 		.excl = excl,
 	};
 
-	return fuse_bpf_make(err, &c.m);
+	return fuse_bpf_make(err, &fuse_bpf_create_op, &c.m);
 }
 
 /* mknod */
@@ -812,7 +816,8 @@ static int fuse_bpf_mknod_post(struct fuse_bpf_req *req,
 	return ops->mknod_postfilter(&req->meta, &n->in, &n->m.name);
 }
 
-const struct fuse_bpf_op fuse_bpf_mknod_op = {
+static const struct fuse_bpf_op fuse_bpf_mknod_op = {
+	.opcode = FUSE_MKNOD,
 	.setup = fuse_bpf_mknod_setup,
 	.prefilter = fuse_bpf_mknod_pre,
 	.backing = fuse_bpf_mknod_backing,
@@ -842,7 +847,7 @@ bool fuse_bpf_mknod(int *err, struct inode *dir, struct dentry *entry,
 		    umode_t mode, dev_t rdev)
 {
 	struct fuse_bpf_mknod n = {
-		.m.req = FUSE_BPF_REQ(FUSE_MKNOD, dir),
+		.m.req = FUSE_BPF_REQ(dir),
 		.m.entry = entry,
 		.m.mode = mode,
 		.in = {
@@ -853,7 +858,7 @@ bool fuse_bpf_mknod(int *err, struct inode *dir, struct dentry *entry,
 		.rdev = new_encode_dev(rdev),
 	};
 
-	return fuse_bpf_make(err, &n.m);
+	return fuse_bpf_make(err, &fuse_bpf_mknod_op, &n.m);
 }
 
 /* mkdir */
@@ -910,7 +915,8 @@ static int fuse_bpf_mkdir_post(struct fuse_bpf_req *req,
 	return ops->mkdir_postfilter(&req->meta, &d->in, &d->m.name);
 }
 
-const struct fuse_bpf_op fuse_bpf_mkdir_op = {
+static const struct fuse_bpf_op fuse_bpf_mkdir_op = {
+	.opcode = FUSE_MKDIR,
 	.setup = fuse_bpf_mkdir_setup,
 	.prefilter = fuse_bpf_mkdir_pre,
 	.backing = fuse_bpf_mkdir_backing,
@@ -939,13 +945,13 @@ bool fuse_bpf_mkdir(int *err, struct inode *dir, struct dentry *entry,
 		    umode_t mode)
 {
 	struct fuse_bpf_mkdir d = {
-		.m.req = FUSE_BPF_REQ(FUSE_MKDIR, dir),
+		.m.req = FUSE_BPF_REQ(dir),
 		.m.entry = entry,
 		.m.mode = mode,
 		.in = { .mode = mode, .umask = current_umask() },
 	};
 
-	return fuse_bpf_make(err, &d.m);
+	return fuse_bpf_make(err, &fuse_bpf_mkdir_op, &d.m);
 }
 
 /* symlink */
@@ -1007,7 +1013,8 @@ static int fuse_bpf_symlink_post(struct fuse_bpf_req *req,
 	return ops->symlink_postfilter(&req->meta, &s->m.name, &s->target);
 }
 
-const struct fuse_bpf_op fuse_bpf_symlink_op = {
+static const struct fuse_bpf_op fuse_bpf_symlink_op = {
+	.opcode = FUSE_SYMLINK,
 	.setup = fuse_bpf_symlink_setup,
 	.prefilter = fuse_bpf_symlink_pre,
 	.backing = fuse_bpf_symlink_backing,
@@ -1034,12 +1041,12 @@ bool fuse_bpf_symlink(int *err, struct inode *dir, struct dentry *entry,
 		      const char *link)
 {
 	struct fuse_bpf_symlink s = {
-		.m.req = FUSE_BPF_REQ(FUSE_SYMLINK, dir),
+		.m.req = FUSE_BPF_REQ(dir),
 		.m.entry = entry,
 		.link = link,
 	};
 
-	return fuse_bpf_make(err, &s.m);
+	return fuse_bpf_make(err, &fuse_bpf_symlink_op, &s.m);
 }
 
 /* link: the backing credentials; no new inode, so no LSM labelling */
@@ -1112,7 +1119,8 @@ static int fuse_bpf_link_finish(struct fuse_bpf_req *req, int err)
 	return 0;
 }
 
-const struct fuse_bpf_op fuse_bpf_link_op = {
+static const struct fuse_bpf_op fuse_bpf_link_op = {
+	.opcode = FUSE_LINK,
 	.setup = fuse_bpf_link_setup,
 	.prefilter = fuse_bpf_link_pre,
 	.backing = fuse_bpf_link_backing,
@@ -1140,7 +1148,7 @@ bool fuse_bpf_link(int *err, struct dentry *old, struct inode *dir,
 		   struct dentry *entry)
 {
 	struct fuse_bpf_link l = {
-		.m.req = FUSE_BPF_REQ(FUSE_LINK, dir),
+		.m.req = FUSE_BPF_REQ(dir),
 		.m.entry = entry,
 		.old = old,
 	};
@@ -1154,7 +1162,7 @@ bool fuse_bpf_link(int *err, struct dentry *old, struct inode *dir,
 	}
 	l.in.oldnodeid = get_node_id(d_inode(old));
 	l.m.req.other = d_inode(old);
-	return fuse_bpf_make(err, &l.m);
+	return fuse_bpf_make(err, &fuse_bpf_link_op, &l.m);
 }
 
 /* unlink, rmdir */
@@ -1280,7 +1288,8 @@ static int fuse_bpf_remove_finish(struct fuse_bpf_req *req, int err)
 	return err;
 }
 
-const struct fuse_bpf_op fuse_bpf_unlink_op = {
+static const struct fuse_bpf_op fuse_bpf_unlink_op = {
+	.opcode = FUSE_UNLINK,
 	.setup = fuse_bpf_remove_setup,
 	.prefilter = fuse_bpf_unlink_pre,
 	.backing = fuse_bpf_remove_backing,
@@ -1289,7 +1298,8 @@ const struct fuse_bpf_op fuse_bpf_unlink_op = {
 	.flags = FUSE_BPF_WRITE,
 };
 
-const struct fuse_bpf_op fuse_bpf_rmdir_op = {
+static const struct fuse_bpf_op fuse_bpf_rmdir_op = {
+	.opcode = FUSE_RMDIR,
 	.setup = fuse_bpf_remove_setup,
 	.prefilter = fuse_bpf_rmdir_pre,
 	.backing = fuse_bpf_remove_backing,
@@ -1298,17 +1308,18 @@ const struct fuse_bpf_op fuse_bpf_rmdir_op = {
 	.flags = FUSE_BPF_WRITE,
 };
 
-static bool fuse_bpf_remove(int *err, u32 opcode, struct inode *dir,
+static bool fuse_bpf_remove(int *err, const struct fuse_bpf_op *op,
+			    struct inode *dir,
 			    struct dentry *entry)
 {
 	struct fuse_bpf_remove r = {
-		.req = FUSE_BPF_REQ(opcode, dir),
+		.req = FUSE_BPF_REQ(dir),
 		.entry = entry,
 	};
 
 	if (!fuse_bpf_backed(dir))
 		return false;
-	return fuse_bpf_result(err, fuse_bpf_run(&r.req));
+	return fuse_bpf_result(err, fuse_bpf_run(op, &r.req));
 }
 
 /**
@@ -1327,7 +1338,7 @@ static bool fuse_bpf_remove(int *err, u32 opcode, struct inode *dir,
  */
 bool fuse_bpf_unlink(int *err, struct inode *dir, struct dentry *entry)
 {
-	return fuse_bpf_remove(err, FUSE_UNLINK, dir, entry);
+	return fuse_bpf_remove(err, &fuse_bpf_unlink_op, dir, entry);
 }
 
 /**
@@ -1345,7 +1356,7 @@ bool fuse_bpf_unlink(int *err, struct inode *dir, struct dentry *entry)
  */
 bool fuse_bpf_rmdir(int *err, struct inode *dir, struct dentry *entry)
 {
-	return fuse_bpf_remove(err, FUSE_RMDIR, dir, entry);
+	return fuse_bpf_remove(err, &fuse_bpf_rmdir_op, dir, entry);
 }
 
 /* rename */
@@ -1496,14 +1507,18 @@ static int fuse_bpf_rename_finish(struct fuse_bpf_req *req, int err)
 	return err;
 }
 
-const struct fuse_bpf_op fuse_bpf_rename_op = {
-	.setup = fuse_bpf_rename_setup,
-	.prefilter = fuse_bpf_rename_pre,
-	.backing = fuse_bpf_rename_backing,
-	.postfilter = fuse_bpf_rename_post,
-	.finish = fuse_bpf_rename_finish,
-	.flags = FUSE_BPF_WRITE,
-};
+#define FUSE_BPF_RENAME_OP(code) {		\
+	.opcode = (code),			\
+	.setup = fuse_bpf_rename_setup,		\
+	.prefilter = fuse_bpf_rename_pre,	\
+	.backing = fuse_bpf_rename_backing,	\
+	.postfilter = fuse_bpf_rename_post,	\
+	.finish = fuse_bpf_rename_finish,	\
+	.flags = FUSE_BPF_WRITE,		\
+}
+
+static const struct fuse_bpf_op fuse_bpf_rename_op = FUSE_BPF_RENAME_OP(FUSE_RENAME);
+static const struct fuse_bpf_op fuse_bpf_rename2_op = FUSE_BPF_RENAME_OP(FUSE_RENAME2);
 
 /**
  * fuse_bpf_rename() - Rename an entry of a backed directory
@@ -1528,7 +1543,7 @@ bool fuse_bpf_rename(int *err, struct inode *olddir, struct dentry *oldent,
 		     unsigned int flags)
 {
 	struct fuse_bpf_rename r = {
-		.req = FUSE_BPF_REQ(flags ? FUSE_RENAME2 : FUSE_RENAME, olddir),
+		.req = FUSE_BPF_REQ(olddir),
 		.in = { .newdir = get_node_id(newdir), .flags = flags },
 		.flags = flags,
 		.newdir = newdir,
@@ -1544,7 +1559,8 @@ bool fuse_bpf_rename(int *err, struct inode *olddir, struct dentry *oldent,
 		return true;
 	}
 	r.req.other = newdir;
-	return fuse_bpf_result(err, fuse_bpf_run(&r.req));
+	return fuse_bpf_result(err, fuse_bpf_run(flags ? &fuse_bpf_rename2_op :
+						   &fuse_bpf_rename_op, &r.req));
 }
 
 /* O_TMPFILE */
@@ -1633,7 +1649,8 @@ static int fuse_bpf_tmpfile_finish(struct fuse_bpf_req *req, int err)
 	return finish_open_simple(t->file, 0);
 }
 
-const struct fuse_bpf_op fuse_bpf_tmpfile_op = {
+static const struct fuse_bpf_op fuse_bpf_tmpfile_op = {
+	.opcode = FUSE_TMPFILE,
 	.setup = fuse_bpf_tmpfile_setup,
 	.prefilter = fuse_bpf_tmpfile_pre,
 	.backing = fuse_bpf_tmpfile_backing,
@@ -1663,7 +1680,7 @@ bool fuse_bpf_tmpfile(int *err, struct inode *dir, struct file *file,
 		      umode_t mode)
 {
 	struct fuse_bpf_tmpfile t = {
-		.req = FUSE_BPF_REQ(FUSE_TMPFILE, dir),
+		.req = FUSE_BPF_REQ(dir),
 		.in = {
 			.mode = mode,
 			.flags = file->f_flags,
@@ -1675,7 +1692,7 @@ bool fuse_bpf_tmpfile(int *err, struct inode *dir, struct file *file,
 
 	if (!fuse_bpf_backed(dir))
 		return false;
-	return fuse_bpf_result(err, fuse_bpf_run(&t.req));
+	return fuse_bpf_result(err, fuse_bpf_run(&fuse_bpf_tmpfile_op, &t.req));
 }
 
 /**
@@ -1802,7 +1819,8 @@ static int fuse_bpf_readlink_finish(struct fuse_bpf_req *req, int err)
 	return err;
 }
 
-const struct fuse_bpf_op fuse_bpf_readlink_op = {
+static const struct fuse_bpf_op fuse_bpf_readlink_op = {
+	.opcode = FUSE_READLINK,
 	.setup = fuse_bpf_readlink_setup,
 	.prefilter = fuse_bpf_readlink_pre,
 	.backing = fuse_bpf_readlink_backing,
@@ -1830,7 +1848,7 @@ bool fuse_bpf_get_link(const char **res, struct dentry *entry,
 		       struct inode *inode, struct delayed_call *done)
 {
 	struct fuse_bpf_readlink r = {
-		.req = FUSE_BPF_REQ(FUSE_READLINK, inode),
+		.req = FUSE_BPF_REQ(inode),
 		.done = done,
 	};
 	int err;
@@ -1842,7 +1860,7 @@ bool fuse_bpf_get_link(const char **res, struct dentry *entry,
 		return true;
 	}
 	take_dentry_name_snapshot(&r.snap, entry);
-	err = fuse_bpf_run(&r.req);
+	err = fuse_bpf_run(&fuse_bpf_readlink_op, &r.req);
 	release_dentry_name_snapshot(&r.snap);
 	if (err == FUSE_BPF_FALLBACK)
 		return false;
@@ -1978,7 +1996,8 @@ static int fuse_bpf_open_finish(struct fuse_bpf_req *req, int err)
 	return err;
 }
 
-const struct fuse_bpf_op fuse_bpf_opendir_op = {
+static const struct fuse_bpf_op fuse_bpf_opendir_op = {
+	.opcode = FUSE_OPENDIR,
 	.setup = fuse_bpf_open_setup,
 	.prefilter = fuse_bpf_opendir_pre,
 	.backing = fuse_bpf_open_step,
@@ -1986,30 +2005,14 @@ const struct fuse_bpf_op fuse_bpf_opendir_op = {
 	.finish = fuse_bpf_open_finish,
 };
 
-const struct fuse_bpf_op fuse_bpf_open_op = {
+static const struct fuse_bpf_op fuse_bpf_open_op = {
+	.opcode = FUSE_OPEN,
 	.setup = fuse_bpf_open_setup,
 	.prefilter = fuse_bpf_open_pre,
 	.backing = fuse_bpf_open_step,
 	.postfilter = fuse_bpf_open_post,
 	.finish = fuse_bpf_open_finish,
 };
-
-/*
- * Out of line: the request (zeroed on entry where the kernel initialises
- * its stack) is set up only for a node that has a filter or whose daemon
- * takes the open.
- */
-static noinline int fuse_bpf_open_run(u32 opcode, struct inode *inode,
-				      struct file *file)
-{
-	struct fuse_bpf_open o = {
-		.req = FUSE_BPF_REQ(opcode, inode),
-		.in.flags = FUSE_BPF_OPEN_IN_FLAGS(file),
-		.file = file,
-	};
-
-	return fuse_bpf_run(&o.req);
-}
 
 /**
  * fuse_bpf_open_common() - Open a file or directory of a backed node
@@ -2023,8 +2026,7 @@ static noinline int fuse_bpf_open_run(u32 opcode, struct inode *inode,
  * regular file opened for writing keeps credentials acting for the opener
  * (fuse_bpf_get_caller_creds()).  The filters may fail the open, and
  * set or clear O_DIRECT, O_DSYNC and O_SYNC of the backing file
- * (fuse_bpf_open_flags()).  With no filter of @opcode and no daemon to
- * ask, no request is set up, as for getattr.
+ * (fuse_bpf_open_flags()).
  *
  * Return: true if FUSE-BPF served the open, its result in @err; false if
  * @inode has no backing inode, or its daemon_ops or a filter send @opcode
@@ -2033,20 +2035,17 @@ static noinline int fuse_bpf_open_run(u32 opcode, struct inode *inode,
 bool fuse_bpf_open_common(int *err, u32 opcode, struct inode *inode,
 			  struct file *file)
 {
-	const struct cred *old;
+	struct fuse_bpf_open o = {
+		.req = FUSE_BPF_REQ(inode),
+		.in.flags = FUSE_BPF_OPEN_IN_FLAGS(file),
+		.file = file,
+	};
 
 	if (!fuse_bpf_backed(inode))
 		return false;
-	if (opcode == FUSE_OPENDIR ?
-	    !fuse_bpf_kernel_only(inode, opendir, opcode) :
-	    !fuse_bpf_kernel_only(inode, open, opcode))
-		return fuse_bpf_result(err, fuse_bpf_open_run(opcode, inode,
-							      file));
-	old = fuse_bpf_override_creds(inode);
-	*err = fuse_bpf_open_file(inode, file, FUSE_BPF_OPEN_IN_FLAGS(file),
-				  old);
-	revert_creds(old);
-	return true;
+	return fuse_bpf_result(err, fuse_bpf_run(opcode == FUSE_OPENDIR ?
+						 &fuse_bpf_opendir_op :
+						 &fuse_bpf_open_op, &o.req));
 }
 
 /**
@@ -2271,7 +2270,8 @@ static int fuse_bpf_readdir_finish(struct fuse_bpf_req *req, int err)
 	return err;
 }
 
-const struct fuse_bpf_op fuse_bpf_readdir_op = {
+static const struct fuse_bpf_op fuse_bpf_readdir_op = {
+	.opcode = FUSE_READDIR,
 	.setup = fuse_bpf_readdir_setup,
 	.prefilter = fuse_bpf_readdir_pre,
 	.backing = fuse_bpf_readdir_backing,
@@ -2308,13 +2308,13 @@ bool fuse_bpf_readdir(int *err, struct file *file, struct dir_context *ctx)
 	do {
 		cond_resched();
 		r = (struct fuse_bpf_readdir) {
-			.req = FUSE_BPF_REQ(FUSE_READDIR, inode),
+			.req = FUSE_BPF_REQ(inode),
 			.in = { .offset = ctx->pos, .size = PAGE_SIZE },
 			.file = file,
 			.ctx = ctx,
 			.page = page,
 		};
-		ret = fuse_bpf_run(&r.req);
+		ret = fuse_bpf_run(&fuse_bpf_readdir_op, &r.req);
 		page = r.page;
 		emitted |= r.emitted;
 		steered = r.steered && !r.emitted ? steered + 1 : 0;

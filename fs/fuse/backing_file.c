@@ -100,17 +100,16 @@ struct fuse_bpf_file_req {
 	struct file *file;
 };
 
-static bool fuse_bpf_file_run(int *err, u32 opcode, struct file *file,
-			      struct fuse_bpf_file_req *f)
+static bool fuse_bpf_file_run(int *err, const struct fuse_bpf_op *op,
+			      struct file *file, struct fuse_bpf_file_req *f)
 {
 	struct inode *inode = file_inode(file);
 
 	if (!fuse_bpf_file_backed(file))
 		return false;
 	f->req.inode = inode;
-	f->req.args.opcode = opcode;
 	f->file = file;
-	return fuse_bpf_result(err, fuse_bpf_run(&f->req));
+	return fuse_bpf_result(err, fuse_bpf_run(op, &f->req));
 }
 
 /* What the operation changed in the lower inode, the mirror shows */
@@ -146,16 +145,30 @@ static int fuse_bpf_flush_pre(struct fuse_bpf_req *req,
 	return ops->flush_prefilter(&req->meta, &fr->in);
 }
 
+/*
+ * Every close() flushes.  The POSIX locks taken on the backing file are
+ * dropped with ours, then the lower ->flush() runs, both with the backing
+ * credentials as setlk and ovl_flush() use them.  A lower filesystem with
+ * neither ->flush() nor ->lock() (tmpfs, ext4) has nothing to ask: dropping
+ * the locks is all, with no credentials to switch.
+ */
 static int fuse_bpf_flush_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_flush *fr = container_of(req, typeof(*fr), f.req);
 	struct file *lower = fuse_bpf_file(fr->f.file);
+	const struct cred *old;
+	int err = 0;
 
-	/* POSIX locks were taken on the backing file: drop them with ours. */
+	if (!lower->f_op->flush && !lower->f_op->lock) {
+		locks_remove_posix(lower, fr->owner);
+		return 0;
+	}
+	old = fuse_bpf_override_creds(req->inode);
 	locks_remove_posix(lower, fr->owner);
 	if (lower->f_op->flush)
-		return lower->f_op->flush(lower, fr->owner);
-	return 0;
+		err = lower->f_op->flush(lower, fr->owner);
+	revert_creds(old);
+	return err;
 }
 
 static int fuse_bpf_flush_post(struct fuse_bpf_req *req,
@@ -168,38 +181,14 @@ static int fuse_bpf_flush_post(struct fuse_bpf_req *req,
 	return ops->flush_postfilter(&req->meta, &fr->in);
 }
 
-const struct fuse_bpf_op fuse_bpf_flush_op = {
+static const struct fuse_bpf_op fuse_bpf_flush_op = {
+	.opcode = FUSE_FLUSH,
 	.setup = fuse_bpf_flush_setup,
 	.prefilter = fuse_bpf_flush_pre,
 	.backing = fuse_bpf_flush_backing,
 	.postfilter = fuse_bpf_flush_post,
+	.flags = FUSE_BPF_CALLER_CREDS,
 };
-
-/*
- * Every close() flushes: with no filter to run, no daemon to ask, no
- * ->flush() to call and no ->lock() of the lower filesystem to ask (tmpfs,
- * ext4), dropping the locks is all, as in ovl_flush().
- */
-static bool fuse_bpf_flush_locks_only(struct file *file)
-{
-	struct inode *inode = file_inode(file);
-	struct file *lower = fuse_bpf_file(file);
-
-	return fuse_bpf_kernel_only(inode, flush, FUSE_FLUSH) &&
-	       !lower->f_op->flush && !lower->f_op->lock;
-}
-
-/*
- * Out of line: the request (zeroed on entry where the kernel initialises
- * its stack, INIT_STACK_ALL_ZERO) is made only when it is sent.
- */
-static noinline bool fuse_bpf_flush_run(int *err, struct file *file,
-					fl_owner_t id)
-{
-	struct fuse_bpf_flush fr = { .owner = id };
-
-	return fuse_bpf_file_run(err, FUSE_FLUSH, file, &fr.f);
-}
 
 /**
  * fuse_bpf_flush() - Flush an open file of a backed node
@@ -208,8 +197,6 @@ static noinline bool fuse_bpf_flush_run(int *err, struct file *file,
  * @id: the lock owner (the file table being closed)
  *
  * Drops @id's POSIX locks on the backing file, then calls its ->flush().
- * Without a filter, a daemon or a ->flush() to run, the request is not
- * even set up (fuse_bpf_flush_locks_only()).
  *
  * Return: true if FUSE-BPF served the operation, its result in @err;
  * false if @file is not served from a backing file, or a filter
@@ -217,14 +204,9 @@ static noinline bool fuse_bpf_flush_run(int *err, struct file *file,
  */
 bool fuse_bpf_flush(int *err, struct file *file, fl_owner_t id)
 {
-	if (!fuse_bpf_file_backed(file))
-		return false;
-	if (fuse_bpf_flush_locks_only(file)) {
-		locks_remove_posix(fuse_bpf_file(file), id);
-		*err = 0;
-		return true;
-	}
-	return fuse_bpf_flush_run(err, file, id);
+	struct fuse_bpf_flush fr = { .owner = id };
+
+	return fuse_bpf_file_run(err, &fuse_bpf_flush_op, file, &fr.f);
 }
 
 /* fsync, fsyncdir: the same request and backing step, their own filters */
@@ -291,14 +273,16 @@ static int fuse_bpf_fsyncdir_post(struct fuse_bpf_req *req,
 	return ops->dir_fsync_postfilter(&req->meta, &s->in);
 }
 
-const struct fuse_bpf_op fuse_bpf_fsync_op = {
+static const struct fuse_bpf_op fuse_bpf_fsync_op = {
+	.opcode = FUSE_FSYNC,
 	.setup = fuse_bpf_fsync_setup,
 	.prefilter = fuse_bpf_fsync_pre,
 	.backing = fuse_bpf_fsync_backing,
 	.postfilter = fuse_bpf_fsync_post,
 };
 
-const struct fuse_bpf_op fuse_bpf_fsyncdir_op = {
+static const struct fuse_bpf_op fuse_bpf_fsyncdir_op = {
+	.opcode = FUSE_FSYNCDIR,
 	.setup = fuse_bpf_fsync_setup,
 	.prefilter = fuse_bpf_fsyncdir_pre,
 	.backing = fuse_bpf_fsync_backing,
@@ -328,10 +312,10 @@ bool fuse_bpf_fsync(int *err, struct file *file, loff_t start, loff_t end,
 		.start = start,
 		.end = end,
 	};
-	u32 opcode = S_ISDIR(file_inode(file)->i_mode) ? FUSE_FSYNCDIR :
-							  FUSE_FSYNC;
 
-	return fuse_bpf_file_run(err, opcode, file, &s.f);
+	return fuse_bpf_file_run(err, S_ISDIR(file_inode(file)->i_mode) ?
+				 &fuse_bpf_fsyncdir_op : &fuse_bpf_fsync_op,
+				 file, &s.f);
 }
 
 /* lseek */
@@ -384,7 +368,8 @@ static int fuse_bpf_lseek_post(struct fuse_bpf_req *req,
 	return ops->lseek_postfilter(&req->meta, &l->in, &l->out);
 }
 
-const struct fuse_bpf_op fuse_bpf_lseek_op = {
+static const struct fuse_bpf_op fuse_bpf_lseek_op = {
+	.opcode = FUSE_LSEEK,
 	.setup = fuse_bpf_lseek_setup,
 	.prefilter = fuse_bpf_lseek_pre,
 	.backing = fuse_bpf_lseek_backing,
@@ -422,7 +407,7 @@ bool fuse_bpf_llseek(loff_t *res, struct file *file, loff_t offset,
 	if (!fuse_bpf_file_backed(file))
 		return false;
 	inode_lock(inode);
-	backed = fuse_bpf_file_run(&err, FUSE_LSEEK, file, &l.f);
+	backed = fuse_bpf_file_run(&err, &fuse_bpf_lseek_op, file, &l.f);
 	/*
 	 * The file's position is the one the caller gets, which a postfilter
 	 * may have changed, or failed: never a negative one.
@@ -497,7 +482,8 @@ static int fuse_bpf_fallocate_post(struct fuse_bpf_req *req,
 	return ops->file_fallocate_postfilter(&req->meta, &a->in);
 }
 
-const struct fuse_bpf_op fuse_bpf_fallocate_op = {
+static const struct fuse_bpf_op fuse_bpf_fallocate_op = {
+	.opcode = FUSE_FALLOCATE,
 	.setup = fuse_bpf_fallocate_setup,
 	.prefilter = fuse_bpf_fallocate_pre,
 	.backing = fuse_bpf_fallocate_backing,
@@ -540,7 +526,7 @@ bool fuse_bpf_fallocate(int *err, struct file *file, int mode,
 	*err = fuse_bpf_remove_privs(file);
 	if (*err)
 		return true;
-	return fuse_bpf_file_run(err, FUSE_FALLOCATE, file, &a.f);
+	return fuse_bpf_file_run(err, &fuse_bpf_fallocate_op, file, &a.f);
 }
 
 /* copy_file_range */
@@ -600,7 +586,8 @@ static int fuse_bpf_copy_post(struct fuse_bpf_req *req,
 	return ops->copy_file_range_postfilter(&req->meta, &c->in, &c->out);
 }
 
-const struct fuse_bpf_op fuse_bpf_copy_file_range_op = {
+static const struct fuse_bpf_op fuse_bpf_copy_file_range_op = {
+	.opcode = FUSE_COPY_FILE_RANGE,
 	.setup = fuse_bpf_copy_setup,
 	.prefilter = fuse_bpf_copy_pre,
 	.backing = fuse_bpf_copy_backing,
@@ -660,7 +647,7 @@ bool fuse_bpf_copy_file_range(ssize_t *res, struct file *src, loff_t src_off,
 		*res = err;
 		return true;
 	}
-	if (!fuse_bpf_file_run(&err, FUSE_COPY_FILE_RANGE, src, &c.f))
+	if (!fuse_bpf_file_run(&err, &fuse_bpf_copy_file_range_op, src, &c.f))
 		return false;
 	fuse_bpf_copyattr(file_inode(dst));
 	*res = err ? err : c.res;
@@ -726,12 +713,14 @@ static int fuse_bpf_setlk_backing(struct fuse_bpf_req *req)
 	return fuse_bpf_lock_backing(req, false);
 }
 
-const struct fuse_bpf_op fuse_bpf_getlk_op = {
+static const struct fuse_bpf_op fuse_bpf_getlk_op = {
+	.opcode = FUSE_GETLK,
 	.setup = fuse_bpf_lock_setup,
 	.backing = fuse_bpf_getlk_backing,
 };
 
-const struct fuse_bpf_op fuse_bpf_setlk_op = {
+static const struct fuse_bpf_op fuse_bpf_setlk_op = {
+	.opcode = FUSE_SETLK,
 	.setup = fuse_bpf_lock_setup,
 	.backing = fuse_bpf_setlk_backing,
 };
@@ -754,9 +743,10 @@ static bool fuse_bpf_lock_common(int *err, struct file *file, int cmd,
 		.cmd = cmd,
 		.flock = flock,
 	};
-	u32 opcode = !flock && cmd == F_GETLK ? FUSE_GETLK : FUSE_SETLK;
 
-	return fuse_bpf_file_run(err, opcode, file, &lk.f);
+	return fuse_bpf_file_run(err, !flock && cmd == F_GETLK ?
+				 &fuse_bpf_getlk_op : &fuse_bpf_setlk_op,
+				 file, &lk.f);
 }
 
 /**
@@ -962,7 +952,8 @@ static int fuse_bpf_write_post(struct fuse_bpf_req *req,
  * credentials and uses them; file_remove_privs() before a write judges the
  * caller, as without a filter.
  */
-const struct fuse_bpf_op fuse_bpf_read_op = {
+static const struct fuse_bpf_op fuse_bpf_read_op = {
+	.opcode = FUSE_READ,
 	.setup = fuse_bpf_read_setup,
 	.prefilter = fuse_bpf_read_pre,
 	.backing = fuse_bpf_read_backing,
@@ -970,7 +961,8 @@ const struct fuse_bpf_op fuse_bpf_read_op = {
 	.flags = FUSE_BPF_CALLER_CREDS,
 };
 
-const struct fuse_bpf_op fuse_bpf_write_op = {
+static const struct fuse_bpf_op fuse_bpf_write_op = {
+	.opcode = FUSE_WRITE,
 	.setup = fuse_bpf_write_setup,
 	.prefilter = fuse_bpf_write_pre,
 	.backing = fuse_bpf_write_backing,
@@ -1123,7 +1115,7 @@ static ssize_t fuse_bpf_read_filtered(struct kiocb *iocb, struct iov_iter *to,
 	struct file *file = iocb->ki_filp;
 	struct fuse_bpf_read r = {
 		.io = {
-			.req = FUSE_BPF_REQ(FUSE_READ, file_inode(file)),
+			.req = FUSE_BPF_REQ(file_inode(file)),
 			.iocb = iocb,
 			.iter = to,
 		},
@@ -1133,7 +1125,7 @@ static ssize_t fuse_bpf_read_filtered(struct kiocb *iocb, struct iov_iter *to,
 			.flags = file->f_flags,
 		},
 	};
-	int err = fuse_bpf_run(&r.io.req);
+	int err = fuse_bpf_run(&fuse_bpf_read_op, &r.io.req);
 
 	if (err == FUSE_BPF_FALLBACK)
 		return fuse_bpf_read_daemon(iocb, to);
@@ -1146,7 +1138,7 @@ static ssize_t fuse_bpf_write_filtered(struct kiocb *iocb,
 	struct file *file = iocb->ki_filp;
 	struct fuse_bpf_write w = {
 		.io = {
-			.req = FUSE_BPF_REQ(FUSE_WRITE, file_inode(file)),
+			.req = FUSE_BPF_REQ(file_inode(file)),
 			.iocb = iocb,
 			.iter = from,
 		},
@@ -1156,7 +1148,7 @@ static ssize_t fuse_bpf_write_filtered(struct kiocb *iocb,
 			.flags = file->f_flags,
 		},
 	};
-	int err = fuse_bpf_run(&w.io.req);
+	int err = fuse_bpf_run(&fuse_bpf_write_op, &w.io.req);
 
 	if (err == FUSE_BPF_FALLBACK)
 		return fuse_bpf_write_daemon(iocb, from);
