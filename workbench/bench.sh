@@ -21,6 +21,11 @@
 #     untar in a second guest on the wall clock (icount models no memory
 #     bandwidth or caches, and skips over tar's waits for its binary);
 #     wall: everything in one multi-threaded TCG guest
+#   BENCH_BASE  a bench kernel of an earlier run, by the name it was kept
+#     under in $WORKDIR/bench-kernels (git describe of its checkout, e.g.
+#     838b08c): the icount guest boots it first, then the new kernel, in
+#     this one run; compare.md puts the two side by side.  Every run keeps
+#     its bench kernel there.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -43,6 +48,15 @@ EXTRA_PKGS="fio linux-perf" "$TOP/workbench/deps.sh"
 
 say "bench kernel"
 KFRAGMENT=$FRAG BUILD=$BENCH_BUILD "$TOP/workbench/kernel.sh"
+KERNELS=$WORKDIR/bench-kernels
+kname=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)
+mkdir -p "$KERNELS"
+cp "$BENCH_BUILD/arch/x86/boot/bzImage" "$KERNELS/$kname.bzImage"
+if [ -n "${BENCH_BASE:-}" ]; then
+	[ -f "$KERNELS/$BENCH_BASE.bzImage" ] ||
+		die "no bench kernel named $BENCH_BASE in $KERNELS; there are: $(cd "$KERNELS" && ls | sed 's/\.bzImage$//' | xargs)"
+	[ "${BENCH_CLOCK:-icount}" = icount ] || die "BENCH_BASE compares icount boots: BENCH_CLOCK=icount"
+fi
 
 say "bench tools in $BENCH_TOOLS"
 mkdir -p "$BENCH_TOOLS"
@@ -83,7 +97,7 @@ say "run directory: $rundir"
 envs=()
 for v in $(compgen -v BENCH_); do
 	case $v in BENCH_BUILD|BENCH_TOOLS|BENCH_TAR_DIRS|BENCH_RAMDISK_MB|BENCH_README|\
-		   BENCH_CLOCK|BENCH_WORKLOADS|BENCH_PROFILE|BENCH_ALLOCS) continue ;; esac
+		   BENCH_CLOCK|BENCH_WORKLOADS|BENCH_PROFILE|BENCH_ALLOCS|BENCH_BASE) continue ;; esac
 	envs+=("$v=${!v}")
 done
 all_workloads=${BENCH_WORKLOADS:-stat-warm stat-cold open-close readdir create-unlink seq-read seq-write rand-read untar walk}
@@ -93,7 +107,7 @@ wall_re='seq-read|seq-write|rand-read|untar'
 data_workloads=$(printf '%s\n' $all_workloads | grep -xE "$wall_re" | xargs || true)
 meta_workloads=$(printf '%s\n' $all_workloads | grep -vxE "$wall_re" | xargs || true)
 
-# boot RUNDIR OUTDIR CLOCK WORKLOADS PROFILE ALLOCS: one guest
+# boot RUNDIR OUTDIR CLOCK WORKLOADS PROFILE ALLOCS [KERNEL]: one guest
 boot() {
 	local rc
 	[ -n "$4" ] || return 0
@@ -101,7 +115,7 @@ boot() {
 	VM_ICOUNT=$([ "$3" = icount ] && echo 1 || echo 0) \
 	VM_MEM=${VM_MEM:-6G} VM_TIMEOUT=${VM_TIMEOUT:-5400} \
 	VM_APPEND="${VM_APPEND:-} brd.rd_nr=1 brd.rd_size=$(( BENCH_RAMDISK_MB * 1024 ))" \
-		"$TOP/workbench/vm.sh" -k "$BENCH_BUILD/arch/x86/boot/bzImage" -r "$1" -- \
+		"$TOP/workbench/vm.sh" -k "${7:-$BENCH_BUILD/arch/x86/boot/bzImage}" -r "$1" -- \
 		env "${envs[@]}" BENCH_CLOCK="$3" BENCH_WORKLOADS="$4" BENCH_PROFILE="$5" \
 		BENCH_ALLOCS="$6" "$SRC/guest-bench.sh" "$BENCH_TOOLS" "$2"
 	rc=$?
@@ -113,6 +127,13 @@ boot() {
 }
 
 rc=0
+if [ -n "${BENCH_BASE:-}" ]; then
+	say "base kernel $BENCH_BASE: metadata workloads under icount"
+	mkdir -p "$rundir/base"
+	echo "$BENCH_BASE" > "$rundir/base/commit"
+	boot "$rundir/base" "$rundir/base/bench" icount "$meta_workloads" \
+		"${BENCH_PROFILE:-1}" "${BENCH_ALLOCS:-1}" "$KERNELS/$BENCH_BASE.bzImage" || rc=$?
+fi
 if [ "${BENCH_CLOCK:-icount}" = icount ]; then
 	say "metadata workloads under icount: $meta_workloads"
 	boot "$rundir" "$rundir/bench" icount "$meta_workloads" \
@@ -142,4 +163,11 @@ fi
 readme=()
 [ "${BENCH_README:-1}" = 1 ] && readme=(--readme "$TOP/README.md")
 python3 "$SRC/report.py" "$rundir" --out "$RESULTS" "${readme[@]}"
+if [ -n "${BENCH_BASE:-}" ]; then
+	python3 "$SRC/report.py" "$rundir/base" > /dev/null
+	python3 "$SRC/compare.py" "$rundir/base" "$rundir" "$BENCH_BASE" "$kname" \
+		> "$rundir/compare.md"
+	cat "$rundir/compare.md"
+	say "base against new: $rundir/compare.md"
+fi
 say "results: $rundir/bench.{md,json,svg}, copied to bench/results/latest.*"

@@ -87,10 +87,9 @@ def collect(rundir):
         for cfg in cfgs.values():
             for wl, r in cfg.items():
                 n = nat.get(wl)
-                if n and r["median"] > 0 and r["min"] > 0:
+                if n and r["median"] > 0:
                     # Speed relative to native: > 1 is faster.
                     r["ratio_median"] = n["median"] / r["median"]
-                    r["ratio_min"] = n["min"] / r["min"]
     unavailable = {c: why for c, why in read_tsv(os.path.join(b, "unavailable.tsv"))}
     allocs = [{"config": c, "workload": w, "ops": int(o), "allocations": int(n),
                "per_op": int(n) / max(int(o), 1)}
