@@ -21,7 +21,17 @@ say "run directory: $rundir"
 mv "$WORKDIR"/host-tap/* "$rundir/tap/" && rmdir "$WORKDIR/host-tap"
 
 make -s -C "$SELFTESTS_SRC" OUTPUT="$SELFTESTS" list > "$SELFTESTS/tests.list" 2>/dev/null
-if [ $# -gt 0 ]; then printf '%s\n' "$@"; else cat "$SELFTESTS/tests.list"; fi > "$rundir/expected"
+if [ $# -gt 0 ]; then printf '%s\n' "$@"
+else cat "$SELFTESTS/tests.list"; echo fstests_mount; fi > "$rundir/expected"
+# fstests_mount mounts make fstests' configurations: one needs make bench's
+# ptfuse, built here beside the selftests
+reply=$SELFTESTS_SRC/fuse_bpf_reply
+if [ ! -x "$SELFTESTS/../ptfuse" ] || [ "$TOP/workbench/bench/ptfuse.c" -nt "$SELFTESTS/../ptfuse" ] ||
+   [ "$reply.c" -nt "$SELFTESTS/../ptfuse" ]; then
+	gcc -O2 -g -Wall -isystem "$BUILD/usr/include" -I"$SELFTESTS_SRC" \
+		-o "$SELFTESTS/../ptfuse" "$TOP/workbench/bench/ptfuse.c" "$reply.c" -lpthread ||
+		echo "error: cannot build ptfuse for fstests_mount"
+fi
 # FUSE as a module (Kconfig.fragment): the guest loads it first
 grep -qx CONFIG_FUSE_FS=m "$BUILD/.config" && echo insmod >> "$rundir/expected"
 start=$(date +%s)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside the guest: every selftest program, one TAP file each in
-# $wbrun/tap, then a final kmemleak scan into $wbrun/kmemleak.txt.
+# $wbrun/tap, and fstests_mount (workbench/fstests/mount_test.sh), then a
+# final kmemleak scan into $wbrun/kmemleak.txt.
 #   guest-tests.sh SELFTEST_DIR [TEST...]
 # FUSE_KO=path: load that fuse.ko first (the kernel with FUSE as a module).
 # wbkmod (set by workbench/vm.sh): the fuse.ko the guest loaded at boot.
@@ -30,11 +31,19 @@ fi
 # Whatever boot left behind is not ours to report.
 if [ -w $kml ]; then echo scan > $kml; echo clear > $kml; fi
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || mapfile -t tests < "$dir/tests.list"
+if [ ${#tests[@]} = 0 ]; then
+	mapfile -t tests < "$dir/tests.list"
+	tests+=(fstests_mount)
+fi
 for t in "${tests[@]}"; do
 	echo "# ---- $t"
 	start=$(date +%s)
-	(cd /tmp && timeout -k 5 "${TEST_TIMEOUT:-900}" "$dir/$t") > "$out/$t.tap" 2>&1
+	cmd=("$dir/$t")
+	# The workbench's own guest test: make fstests' mount helper
+	# (ptfuse: built by workbench/check.sh beside the selftests)
+	[ "$t" = fstests_mount ] &&
+		cmd=("$(dirname "$0")/fstests/mount_test.sh" "$dir" "$dir/../ptfuse")
+	(cd /tmp && timeout -k 5 "${TEST_TIMEOUT:-900}" "${cmd[@]}") > "$out/$t.tap" 2>&1
 	rc=$?
 	cat "$out/$t.tap"
 	echo "# ---- $t: exit $rc in $(( $(date +%s) - start ))s"
