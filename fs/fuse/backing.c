@@ -15,7 +15,6 @@
 #include <linux/backing-file.h>
 #include <linux/error-injection.h>
 #include <linux/file.h>
-#include <linux/fs_parser.h>
 #include <linux/namei.h>
 #include <linux/posix_acl.h>
 #include <linux/security.h>
@@ -642,126 +641,6 @@ bool fuse_bpf_keep_dentry(const struct dentry *dentry)
 	}
 	return d_inode(dentry->d_parent) &&
 	       fuse_bpf_backed(d_inode(dentry->d_parent));
-}
-
-/* Mount options */
-
-/**
- * fuse_bpf_parse_root_dir() - parse the root_dir= mount option
- * @fsc: the filesystem context
- * @param: the option: a file, or a file descriptor number
- * @result: the parsed option, the descriptor in uint_32
- *
- * root_dir= names the directory that backs the root of the mount.  Who may
- * give it is checked later, by fuse_bpf_check_options().
- *
- * Return: 0, the directory's path kept, referenced, in the fs context;
- * -EINVAL if given twice or on an idmapped mount, -EBADF for a bad
- * descriptor, -ENOTDIR if not a directory, -ELOOP if it stacks too deep.
- */
-int fuse_bpf_parse_root_dir(struct fs_context *fsc, struct fs_parameter *param,
-			    struct fs_parse_result *result)
-{
-	struct fuse_fs_context *ctx = fsc->fs_private;
-	struct file *file;
-	int err = 0;
-
-	if (ctx->root_dir.dentry)
-		return invalfc(fsc, "root_dir specified twice");
-	if (param->type == fs_value_is_file)
-		file = get_file(param->file);
-	else
-		file = fget(result->uint_32);
-	if (!file)
-		return errorfc(fsc, "root_dir: invalid file descriptor"), -EBADF;
-
-	if (!d_can_lookup(file->f_path.dentry)) {
-		errorfc(fsc, "root_dir: not a directory");
-		err = -ENOTDIR;
-	} else if (file->f_path.mnt->mnt_sb->s_stack_depth >=
-		   FILESYSTEM_MAX_STACK_DEPTH) {
-		errorfc(fsc, "root_dir: maximum fs stacking depth exceeded");
-		err = -ELOOP;
-	} else if (is_idmapped_mnt(file->f_path.mnt)) {
-		errorfc(fsc, "root_dir: idmapped mounts are not supported");
-		err = -EINVAL;
-	} else {
-		ctx->root_dir = file->f_path;
-		path_get(&ctx->root_dir);
-	}
-	fput(file);
-	return err;
-}
-
-/**
- * fuse_bpf_parse_no_daemon() - parse the no_daemon mount option
- * @fsc: the filesystem context
- *
- * A mount with no daemon needs CAP_SYS_ADMIN in the initial user namespace.
- *
- * Return: 0, -EINVAL if given twice, or -EPERM.
- */
-int fuse_bpf_parse_no_daemon(struct fs_context *fsc)
-{
-	struct fuse_fs_context *ctx = fsc->fs_private;
-
-	if (ctx->no_daemon)
-		return invalfc(fsc, "no_daemon specified twice");
-	if (!capable(CAP_SYS_ADMIN))
-		return errorfc(fsc, "no_daemon requires CAP_SYS_ADMIN"), -EPERM;
-	ctx->no_daemon = true;
-	return 0;
-}
-
-/*
- * Who may make a backed mount: its nodes act on the lower filesystem with
- * the mounter's credentials, so the mounter must be privileged over every
- * filesystem (CAP_SYS_ADMIN in the initial user namespace, as 6.12's FUSE
- * passthrough asks of FUSE_DEV_IOC_BACKING_OPEN), and must be acting for
- * itself: a setuid-root program run by a user (real uid not its
- * effective one) would hand that user root's credentials on the lower.
- */
-static int fuse_bpf_may_mount(struct fs_context *fsc)
-{
-	if (!capable(CAP_SYS_ADMIN))
-		return errorfc(fsc, "root_dir requires CAP_SYS_ADMIN"), -EPERM;
-	if (!uid_eq(current_uid(), current_euid()))
-		return errorfc(fsc, "root_dir: refused to a setuid program"),
-		       -EPERM;
-	return 0;
-}
-
-/**
- * fuse_bpf_check_options() - check the FUSE-BPF mount options together
- * @fsc: the filesystem context, its options parsed
- *
- * root_dir= asks who may make a backed mount (fuse_bpf_may_mount()).
- * root_bpf= and root_bpf_fd= need root_dir=; no_daemon needs root_dir=
- * and excludes fd=.
- *
- * Context: fuse_get_tree(), before the connection is made.
- *
- * Return: 0, -EPERM or -EINVAL.
- */
-int fuse_bpf_check_options(struct fs_context *fsc)
-{
-	struct fuse_fs_context *ctx = fsc->fs_private;
-	int err;
-
-	if (ctx->root_dir.dentry) {
-		err = fuse_bpf_may_mount(fsc);
-		if (err)
-			return err;
-	}
-	if (ctx->root_bpf && !ctx->root_dir.dentry)
-		return invalfc(fsc, "root_bpf requires root_dir");
-	if (!ctx->no_daemon)
-		return 0;
-	if (!ctx->root_dir.dentry)
-		return invalfc(fsc, "no_daemon requires root_dir");
-	if (ctx->fd_present)
-		return invalfc(fsc, "no_daemon excludes fd");
-	return 0;
 }
 
 /**

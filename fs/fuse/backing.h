@@ -18,7 +18,6 @@ struct fuse_mount;
 struct fuse_inode;
 struct fuse_fs_context;
 struct fs_parameter;
-struct fs_parse_result;
 
 #ifdef CONFIG_FUSE_BPF
 
@@ -295,12 +294,10 @@ const char *fuse_bpf_buf_str(const struct fuse_buffer *buf);
 int fuse_bpf_buf_qstr(const struct fuse_buffer *buf, struct qstr *name);
 void fuse_bpf_buffers_free(struct fuse_bpf_req *req);
 void fuse_bpf_fill_attr(struct inode *inode, struct fuse_attr *attr);
-int fuse_bpf_parse_root_bpf(struct fs_context *fsc, struct fs_parameter *param);
 
 /* backing_user.c: the daemon's own filters */
 int fuse_bpf_user_prefilter(struct fuse_bpf_req *req);
 int fuse_bpf_user_postfilter(struct fuse_bpf_req *req, int err);
-int fuse_bpf_parse_root_bpf_fd(struct fs_context *fsc, unsigned int fd);
 
 /**
  * fuse_bpf_no_prefilter() - the verdict of a filter with no prefilter
@@ -390,12 +387,12 @@ struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file,
 bool fuse_bpf_open_common(int *err, u32 opcode, struct inode *inode,
 			  struct file *file);
 
+/* backing_params.c: the mount options */
+int fuse_bpf_parse_param(struct fs_context *fsc, struct fs_parameter *param);
+int fuse_bpf_check_options(struct fs_context *fsc);
+
 /* backing.c: mount, nodes, credentials */
 void fuse_bpf_init_inode(struct inode *inode, struct vfsmount *mnt);
-int fuse_bpf_parse_root_dir(struct fs_context *fsc, struct fs_parameter *param,
-			    struct fs_parse_result *result);
-int fuse_bpf_parse_no_daemon(struct fs_context *fsc);
-int fuse_bpf_check_options(struct fs_context *fsc);
 int fuse_bpf_fill_super(struct super_block *sb, struct fuse_fs_context *ctx);
 int fuse_bpf_set_root(struct super_block *sb, struct inode *root,
 		      struct fuse_fs_context *ctx);
@@ -497,12 +494,32 @@ struct fuse_bpf_entry {};
 static inline void fuse_bpf_entry_init(struct fuse_args *args,
 				       struct fuse_bpf_entry *e) {}
 static inline void fuse_bpf_entry_put(struct fuse_bpf_entry *e) {}
-#define fuse_bpf_entry_reply(...)	0
-#define fuse_bpf_entry_replaces(...)	false
-#define fuse_bpf_entry_attach(...)	false
+static inline int fuse_bpf_entry_reply(struct fuse_conn *fc,
+				       struct fuse_args *args, bool via_ioctl)
+{
+	return 0;
+}
+
+static inline bool fuse_bpf_entry_replaces(struct inode *inode,
+					   struct fuse_bpf_entry *e)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_entry_attach(struct inode *inode,
+					 struct fuse_bpf_entry *e)
+{
+	return false;
+}
 
 static inline bool fuse_bpf_backed(struct inode *inode) { return false; }
 static inline void fuse_bpf_refresh(struct inode *inode) {}
+static inline int fuse_bpf_parse_param(struct fs_context *fsc,
+				       struct fs_parameter *param)
+{
+	return -ENOPARAM;
+}
+
 static inline int fuse_bpf_check_options(struct fs_context *fsc) { return 0; }
 static inline int fuse_bpf_fill_super(struct super_block *sb,
 				      struct fuse_fs_context *ctx)
@@ -525,50 +542,268 @@ static inline void fuse_bpf_free_fsc(struct fuse_fs_context *ctx)
 
 static inline bool fuse_bpf_keep_dentry(const struct dentry *d) { return false; }
 static inline void fuse_bpf_init_reply(struct fuse_mount *fm, u64 *flags) {}
-#define fuse_bpf_sync_fs(...)		false
+static inline bool fuse_bpf_sync_fs(int *err, struct super_block *sb)
+{
+	return false;
+}
 
-#define fuse_bpf_lookup(...)		false
-#define fuse_bpf_revalidate(...)	false
-#define fuse_bpf_atomic_open(...)	false
-#define fuse_bpf_create(...)		false
-#define fuse_bpf_mknod(...)		false
-#define fuse_bpf_mkdir(...)		false
-#define fuse_bpf_symlink(...)		false
-#define fuse_bpf_link(...)		false
-#define fuse_bpf_unlink(...)		false
-#define fuse_bpf_rmdir(...)		false
-#define fuse_bpf_rename(...)		false
-#define fuse_bpf_tmpfile(...)		false
-#define fuse_bpf_get_link(...)		false
-#define fuse_bpf_opendir(...)		false
-#define fuse_bpf_readdir(...)		false
-#define fuse_bpf_open(...)		false
-#define fuse_bpf_release(...)		false
-#define fuse_bpf_fadvise		generic_fadvise
-#define fuse_bpf_flush(...)		false
-#define fuse_bpf_fsync(...)		false
-#define fuse_bpf_llseek(...)		false
-#define fuse_bpf_fallocate(...)		false
-#define fuse_bpf_copy_file_range(...)	false
-#define fuse_bpf_lock(...)		false
-#define fuse_bpf_flock(...)		false
-#define fuse_bpf_ioctl(...)		false
-#define fuse_bpf_poll(...)		false
-#define fuse_bpf_read_iter(...)		false
-#define fuse_bpf_write_iter(...)	false
-#define fuse_bpf_permission(...)	false
-#define fuse_bpf_getattr(...)		false
-#define fuse_bpf_setattr(...)		false
-#define fuse_bpf_statfs(...)		false
-#define fuse_bpf_getxattr(...)		false
-#define fuse_bpf_setxattr(...)		false
-#define fuse_bpf_listxattr(...)		false
-#define fuse_bpf_removexattr(...)	false
-#define fuse_bpf_get_inode_acl(...)	false
-#define fuse_bpf_get_acl(...)		false
-#define fuse_bpf_set_acl(...)		false
-#define fuse_bpf_fileattr_get(...)	false
-#define fuse_bpf_fileattr_set(...)	false
+static inline bool fuse_bpf_lookup(struct dentry **res, struct inode *dir,
+				   struct dentry *entry, unsigned int flags)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_revalidate(int *ret, struct dentry *entry,
+				       unsigned int flags)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_atomic_open(int *err, struct inode *dir,
+					struct dentry *entry, struct file *file,
+					unsigned int flags, umode_t mode)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_create(int *err, struct inode *dir,
+				   struct dentry *entry, umode_t mode,
+				   bool excl)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_mknod(int *err, struct inode *dir,
+				  struct dentry *entry, umode_t mode,
+				  dev_t rdev)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_mkdir(int *err, struct inode *dir,
+				  struct dentry *entry, umode_t mode)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_symlink(int *err, struct inode *dir,
+				    struct dentry *entry, const char *link)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_link(int *err, struct dentry *old,
+				 struct inode *dir, struct dentry *entry)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_unlink(int *err, struct inode *dir,
+				   struct dentry *entry)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_rmdir(int *err, struct inode *dir,
+				  struct dentry *entry)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_rename(int *err, struct inode *olddir,
+				   struct dentry *oldent, struct inode *newdir,
+				   struct dentry *newent, unsigned int flags)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_tmpfile(int *err, struct inode *dir,
+				    struct file *file, umode_t mode)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_get_link(const char **res, struct dentry *entry,
+				     struct inode *inode,
+				     struct delayed_call *done)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_opendir(int *err, struct inode *inode,
+				    struct file *file)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_readdir(int *err, struct file *file,
+				    struct dir_context *ctx)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_open(int *err, struct inode *inode,
+				 struct file *file)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_release(struct file *file)
+{
+	return false;
+}
+
+static inline int fuse_bpf_fadvise(struct file *file, loff_t offset, loff_t len,
+				   int advice)
+{
+	return generic_fadvise(file, offset, len, advice);
+}
+
+static inline bool fuse_bpf_flush(int *err, struct file *file, fl_owner_t id)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_fsync(int *err, struct file *file, loff_t start,
+				  loff_t end, int datasync)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_llseek(loff_t *res, struct file *file,
+				   loff_t offset, int whence)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_fallocate(int *err, struct file *file, int mode,
+				      loff_t offset, loff_t length)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_copy_file_range(ssize_t *res, struct file *src,
+					    loff_t src_off, struct file *dst,
+					    loff_t dst_off, size_t len,
+					    unsigned int flags)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_lock(int *err, struct file *file, int cmd,
+				 struct file_lock *fl)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_flock(int *err, struct file *file, int cmd,
+				  struct file_lock *fl)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_ioctl(long *err, struct file *file)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_poll(__poll_t *res, struct file *file,
+				 poll_table *wait)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_read_iter(ssize_t *res, struct kiocb *iocb,
+				      struct iov_iter *to)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_write_iter(ssize_t *res, struct kiocb *iocb,
+				       struct iov_iter *from)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_permission(int *err, struct inode *inode, int mask)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_getattr(int *err, const struct path *path,
+				    struct kstat *stat, u32 mask,
+				    unsigned int flags)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_setattr(int *err, struct dentry *entry,
+				    struct iattr *attr)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_statfs(int *err, struct dentry *entry,
+				   struct kstatfs *buf)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_getxattr(ssize_t *res, struct inode *inode,
+				     const char *name, void *value, size_t size)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_setxattr(int *err, struct inode *inode,
+				     const char *name, const void *value,
+				     size_t size, int flags)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_listxattr(ssize_t *res, struct dentry *entry,
+				      char *list, size_t size)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_removexattr(int *err, struct inode *inode,
+					const char *name)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_get_inode_acl(struct posix_acl **res,
+					  struct inode *inode, int type,
+					  bool rcu)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_get_acl(struct posix_acl **res,
+				    struct dentry *entry, int type)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_set_acl(int *err, struct dentry *entry,
+				    struct posix_acl *acl, int type)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_fileattr_get(int *err, struct dentry *entry,
+					 struct fileattr *fa)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_fileattr_set(int *err, struct dentry *entry,
+					 struct fileattr *fa)
+{
+	return false;
+}
 
 #endif /* CONFIG_FUSE_BPF */
 #endif /* _FS_FUSE_BACKING_H */

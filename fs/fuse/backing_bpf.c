@@ -13,8 +13,6 @@
 
 #include "fuse_i.h"
 
-#include <linux/fs_parser.h>
-
 /*
  * The errno a filter's negative return value fails an operation with: a
  * user errno (-1 to -511, the range FUSE takes from a daemon's reply) as
@@ -248,57 +246,4 @@ void fuse_bpf_fill_attr(struct inode *inode, struct fuse_attr *attr)
 		.rdev = new_encode_dev(stat.rdev),
 		.blksize = stat.blksize,
 	};
-}
-
-/**
- * fuse_bpf_parse_root_bpf() - parse the root_bpf= mount option
- * @fsc: the filesystem context
- * @param: the option, the name of a registered fuse_ops
- *
- * root_bpf=<name>: the registered fuse_ops program of the root, and so of
- * every node below it.  Only who may make the backed mount may choose its
- * filter (fuse_bpf_check_options() requires root_dir=).
- *
- * Return: 0, the program kept, referenced, in the fs context; -EINVAL if
- * root_bpf= or root_bpf_fd= was given before, -ENOENT if no fuse_ops of
- * that name is registered.
- */
-int fuse_bpf_parse_root_bpf(struct fs_context *fsc, struct fs_parameter *param)
-{
-	struct fuse_fs_context *ctx = fsc->fs_private;
-
-	if (ctx->root_bpf)
-		return invalfc(fsc, "root_bpf or root_bpf_fd specified twice");
-	ctx->root_bpf = bpf_fuse_ops_get(param->string);
-	if (!ctx->root_bpf)
-		return errorfc(fsc, "root_bpf: no fuse_ops named %s",
-			       param->string), -ENOENT;
-	return 0;
-}
-
-/**
- * fuse_bpf_parse_root_bpf_fd() - parse the root_bpf_fd= mount option
- * @fsc: the filesystem context
- * @fd: a descriptor of a registered fuse_ops struct_ops map or of its link
- *
- * root_bpf_fd=<fd>: as root_bpf=, by a descriptor.  Names are global and
- * may collide: a descriptor names the program its holder registered.
- *
- * Return: 0, the program kept, referenced, in the fs context; -EINVAL if
- * root_bpf= or root_bpf_fd= was given before, or the error of
- * bpf_fuse_ops_get_fd() (-EBADF, -EINVAL).
- */
-int fuse_bpf_parse_root_bpf_fd(struct fs_context *fsc, unsigned int fd)
-{
-	struct fuse_fs_context *ctx = fsc->fs_private;
-	struct fuse_ops *ops;
-
-	if (ctx->root_bpf)
-		return invalfc(fsc, "root_bpf or root_bpf_fd specified twice");
-	ops = bpf_fuse_ops_get_fd(fd);
-	if (IS_ERR(ops))
-		return errorfc(fsc, "root_bpf_fd: not a registered fuse_ops map or link"),
-		       PTR_ERR(ops);
-	ctx->root_bpf = ops;
-	return 0;
 }
