@@ -162,6 +162,26 @@ static inline struct fuse_ops *fuse_bpf_node_ops(struct inode *inode)
 #define fuse_bpf_filters(inode, member) (!!fuse_bpf_filter_of(inode, member))
 
 /**
+ * fuse_bpf_kernel_only() - does only the kernel see an operation of a node?
+ * @node: a backed FUSE inode
+ * @member: the operation's name in struct fuse_ops, as for
+ *	fuse_bpf_filters()
+ * @opcode: its FUSE opcode
+ *
+ * Neither the node's filter nor its daemon (daemon_ops) sees the
+ * operation: the hooks with a short way (getattr, open and opendir,
+ * flush) serve it with no request set up.
+ *
+ * Return: true if neither does.
+ */
+#define fuse_bpf_kernel_only(node, member, opcode) ({			\
+	struct inode *__inode = (node);					\
+									\
+	!fuse_bpf_filters(__inode, member) &&				\
+	!fuse_bpf_daemon_op(__inode, opcode);				\
+})
+
+/**
  * fuse_bpf_file() - the backing file of an open file
  * @file: an open file of a FUSE node
  *

@@ -229,8 +229,8 @@ static void fuse_bpf_attr_to_kstat(const struct fuse_attr *attr,
 }
 
 /*
- * As ovl_do_getattr(): the caller may have done the LSM check.  Out of
- * line, a point for fault injection.
+ * As ovl_do_getattr(): the caller may have done the LSM check.  Both paths
+ * of getattr come here, a point for fault injection.
  */
 static noinline int fuse_bpf_getattr_lower(struct inode *inode,
 					   struct kstat *stat, u32 mask,
@@ -296,6 +296,25 @@ static const struct fuse_bpf_op fuse_bpf_getattr_op = {
 	.finish = fuse_bpf_getattr_finish,
 };
 
+/*
+ * Out of line: the request (zeroed on entry where the kernel initialises
+ * its stack) is set up only for a node that has a filter or whose daemon
+ * takes FUSE_GETATTR.
+ */
+static noinline int fuse_bpf_getattr_run(struct inode *inode,
+					 struct kstat *stat, u32 mask,
+					 unsigned int flags)
+{
+	struct fuse_bpf_getattr g = {
+		.req = FUSE_BPF_REQ(inode),
+		.stat = stat,
+		.mask = mask,
+		.flags = flags,
+	};
+
+	return fuse_bpf_run(&fuse_bpf_getattr_op, &g.req);
+}
+
 /**
  * fuse_bpf_getattr() - Get the attributes of a backed node
  * @err: where the result goes: 0 or an errno
@@ -306,7 +325,10 @@ static const struct fuse_bpf_op fuse_bpf_getattr_op = {
  *
  * Gets the lower inode's attributes (vfs_getattr()), with st_dev the FUSE
  * superblock's.  A postfilter may change them, except the file type,
- * st_ino and st_rdev.  Refreshes the mirror.
+ * st_ino and st_rdev.  Refreshes the mirror.  stat() is the hottest path:
+ * a node whose filter (if any) has no getattr member, and whose daemon
+ * does not take FUSE_GETATTR, is served with no request set up, as
+ * ovl_getattr() serves it.
  *
  * Return: true if FUSE-BPF served the operation, its result in @err; false
  * if the node has no backing inode, or a filter sends FUSE_GETATTR to the
@@ -315,16 +337,20 @@ static const struct fuse_bpf_op fuse_bpf_getattr_op = {
 bool fuse_bpf_getattr(int *err, const struct path *path, struct kstat *stat,
 		      u32 mask, unsigned int flags)
 {
-	struct fuse_bpf_getattr g = {
-		.req = FUSE_BPF_REQ(d_inode(path->dentry)),
-		.stat = stat,
-		.mask = mask,
-		.flags = flags,
-	};
+	struct inode *inode = d_inode(path->dentry);
+	const struct cred *old;
 
-	if (!fuse_bpf_backed(g.req.inode))
+	if (!fuse_bpf_backed(inode))
 		return false;
-	return fuse_bpf_result(err, fuse_bpf_run(&fuse_bpf_getattr_op, &g.req));
+	if (!fuse_bpf_kernel_only(inode, getattr, FUSE_GETATTR))
+		return fuse_bpf_result(err, fuse_bpf_getattr_run(inode, stat,
+								 mask, flags));
+	old = fuse_bpf_override_creds(inode);
+	*err = fuse_bpf_getattr_lower(inode, stat, mask, flags);
+	revert_creds(old);
+	if (!*err)
+		fuse_bpf_getattr_done(inode, stat);
+	return true;
 }
 
 /* setattr */

@@ -2014,6 +2014,23 @@ static const struct fuse_bpf_op fuse_bpf_open_op = {
 	.finish = fuse_bpf_open_finish,
 };
 
+/*
+ * Out of line: the request (zeroed on entry where the kernel initialises
+ * its stack) is set up only for a node that has a filter or whose daemon
+ * takes the open.
+ */
+static noinline int fuse_bpf_open_run(const struct fuse_bpf_op *op,
+				      struct inode *inode, struct file *file)
+{
+	struct fuse_bpf_open o = {
+		.req = FUSE_BPF_REQ(inode),
+		.in.flags = FUSE_BPF_OPEN_IN_FLAGS(file),
+		.file = file,
+	};
+
+	return fuse_bpf_run(op, &o.req);
+}
+
 /**
  * fuse_bpf_open_common() - Open a file or directory of a backed node
  * @err: where the result goes: 0 or an errno
@@ -2026,7 +2043,8 @@ static const struct fuse_bpf_op fuse_bpf_open_op = {
  * regular file opened for writing keeps credentials acting for the opener
  * (fuse_bpf_get_caller_creds()).  The filters may fail the open, and
  * set or clear O_DIRECT, O_DSYNC and O_SYNC of the backing file
- * (fuse_bpf_open_flags()).
+ * (fuse_bpf_open_flags()).  With no filter of @opcode and no daemon to
+ * ask, no request is set up, as for getattr.
  *
  * Return: true if FUSE-BPF served the open, its result in @err; false if
  * @inode has no backing inode, or its daemon_ops or a filter send @opcode
@@ -2035,17 +2053,21 @@ static const struct fuse_bpf_op fuse_bpf_open_op = {
 bool fuse_bpf_open_common(int *err, u32 opcode, struct inode *inode,
 			  struct file *file)
 {
-	struct fuse_bpf_open o = {
-		.req = FUSE_BPF_REQ(inode),
-		.in.flags = FUSE_BPF_OPEN_IN_FLAGS(file),
-		.file = file,
-	};
+	const struct fuse_bpf_op *op = opcode == FUSE_OPENDIR ?
+		&fuse_bpf_opendir_op : &fuse_bpf_open_op;
+	const struct cred *old;
 
 	if (!fuse_bpf_backed(inode))
 		return false;
-	return fuse_bpf_result(err, fuse_bpf_run(opcode == FUSE_OPENDIR ?
-						 &fuse_bpf_opendir_op :
-						 &fuse_bpf_open_op, &o.req));
+	if (opcode == FUSE_OPENDIR ?
+	    !fuse_bpf_kernel_only(inode, opendir, opcode) :
+	    !fuse_bpf_kernel_only(inode, open, opcode))
+		return fuse_bpf_result(err, fuse_bpf_open_run(op, inode, file));
+	old = fuse_bpf_override_creds(inode);
+	*err = fuse_bpf_open_file(inode, file, FUSE_BPF_OPEN_IN_FLAGS(file),
+				  old);
+	revert_creds(old);
+	return true;
 }
 
 /**

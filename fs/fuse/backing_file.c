@@ -190,6 +190,32 @@ static const struct fuse_bpf_op fuse_bpf_flush_op = {
 	.flags = FUSE_BPF_CALLER_CREDS,
 };
 
+/*
+ * Every close() flushes: with no filter to run, no daemon to ask, no
+ * ->flush() to call and no ->lock() of the lower filesystem to ask (tmpfs,
+ * ext4), dropping the locks is all, as in ovl_flush().
+ */
+static bool fuse_bpf_flush_locks_only(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	struct file *lower = fuse_bpf_file(file);
+
+	return fuse_bpf_kernel_only(inode, flush, FUSE_FLUSH) &&
+	       !lower->f_op->flush && !lower->f_op->lock;
+}
+
+/*
+ * Out of line: the request (zeroed on entry where the kernel initialises
+ * its stack, INIT_STACK_ALL_ZERO) is made only when it is sent.
+ */
+static noinline bool fuse_bpf_flush_run(int *err, struct file *file,
+					fl_owner_t id)
+{
+	struct fuse_bpf_flush fr = { .owner = id };
+
+	return fuse_bpf_file_run(err, &fuse_bpf_flush_op, file, &fr.f);
+}
+
 /**
  * fuse_bpf_flush() - Flush an open file of a backed node
  * @err: where the result goes: 0 or an errno
@@ -197,6 +223,8 @@ static const struct fuse_bpf_op fuse_bpf_flush_op = {
  * @id: the lock owner (the file table being closed)
  *
  * Drops @id's POSIX locks on the backing file, then calls its ->flush().
+ * Without a filter, a daemon or a ->flush() to run, the request is not
+ * even set up (fuse_bpf_flush_locks_only()).
  *
  * Return: true if FUSE-BPF served the operation, its result in @err;
  * false if @file is not served from a backing file, or a filter
@@ -204,9 +232,14 @@ static const struct fuse_bpf_op fuse_bpf_flush_op = {
  */
 bool fuse_bpf_flush(int *err, struct file *file, fl_owner_t id)
 {
-	struct fuse_bpf_flush fr = { .owner = id };
-
-	return fuse_bpf_file_run(err, &fuse_bpf_flush_op, file, &fr.f);
+	if (!fuse_bpf_file_backed(file))
+		return false;
+	if (fuse_bpf_flush_locks_only(file)) {
+		locks_remove_posix(fuse_bpf_file(file), id);
+		*err = 0;
+		return true;
+	}
+	return fuse_bpf_flush_run(err, file, id);
 }
 
 /* fsync, fsyncdir: the same request and backing step, their own filters */
