@@ -30,11 +30,14 @@
  *   the errno the uapi documents, the caller gets EIO, no lookup count is
  *   owed, and the connection goes on serving.  ioctl_bad_header: a
  *   header the ioctl refuses leaves the request to be answered.
+ * - zero_nodeid_refused: entries for node id 0 (a negative entry).
  * - reply_already_answered: a second reply finds no request.
  * - unprivileged_daemon, no_passthrough_eloop: a backing needs
  *   CAP_SYS_ADMIN, and a daemon that accepted FUSE_PASSTHROUGH.
  * - revalidate_new_backing, remove_backing: a reply to the LOOKUP of a
  *   timed out dentry changes the node for new paths, not for open files.
+ * - revalidate_same_backing_keeps_dentry: one that names what the node
+ *   has keeps the dentry, and a mount on it (the RFC dropped it).
  * - forget_only_daemon_ids: FORGETs name the daemon's node ids only, and
  *   as many lookups as the kernel took.
  * - bpf_filter_by_name, bpf_filter_by_fd: the sample fuse_readonly filter
@@ -123,6 +126,7 @@ struct plan {
 		bool then_plain;	/* refused: reply without entries */
 		unsigned int delay_ms;	/* wait before replying */
 		bool any_parent;	/* not only names in the root */
+		bool zero_nodeid;	/* reply with node id 0 */
 	} cfg;
 	/*
 	 * Set by the daemon: the errno of the send (0 if taken), and of the
@@ -425,6 +429,8 @@ static int entry_lookup(struct fuse_daemon *d,
 			e[0].fd = ret;
 	}
 	fuse_daemon_fill_entry(d, node, &entry);
+	if (p->cfg.zero_nodeid)
+		entry.nodeid = 0;
 	base = sizeof(oh) + sizeof(entry);
 	len = base + p->cfg.nr * sizeof(e[0]) + p->cfg.extra;
 	if (len > sizeof(buf))
@@ -1065,6 +1071,27 @@ TEST_F(entry, unknown_type)
 	expect_all_forgotten(_metadata, self);
 }
 
+/*
+ * Node id 0 with entries, the RFC's way to back a name the daemon keeps
+ * no node for, is refused: node id 0 is FUSE's negative entry.
+ */
+TEST_F(entry, zero_nodeid_refused)
+{
+	struct plan *p;
+
+	daemon_up(_metadata, self);
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	p->cfg.zero_nodeid = true;
+	expect_refused(_metadata, self, "a", EINVAL);
+	p = plan_set(self->s, "a", BY_WRITE);
+	plan_add(p, FUSE_ENTRY_BACKING_ID, UNKNOWN_ID);
+	p->cfg.zero_nodeid = true;
+	expect_refused(_metadata, self, "a", EINVAL);
+	expect_alive(_metadata, self, true);
+	expect_all_forgotten(_metadata, self);
+}
+
 /* Two backing entries, whatever their kinds */
 TEST_F(entry, two_backings)
 {
@@ -1472,6 +1499,44 @@ TEST_F(entry, revalidate_new_backing)
 	EXPECT_EQ(0, close(fd));
 	EXPECT_EQ(0UL, self->s->req_on[self->id_a])
 		TH_LOG("requests on the backed node a");
+	expect_all_forgotten(_metadata, self);
+}
+
+/*
+ * A revalidating LOOKUP whose reply names the backing and filter the node
+ * has keeps the dentry.  The RFC failed such a revalidation and looked
+ * the name up again: d_invalidate() of the dentry, so two LOOKUPs for
+ * every walk once the entry timed out, and a mount on the directory
+ * detached by the first of those walks.
+ */
+TEST_F(entry, revalidate_same_backing_keeps_dentry)
+{
+	char marker[PATH_MAX];
+	unsigned long lookups;
+	struct plan *p;
+	int i;
+
+	self->d->entry_timeout_ms = 0;
+	self->d->attr_timeout_ms = 0;
+	p = plan_set(self->s, "a", BY_IOCTL);
+	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
+	daemon_up(_metadata, self);
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
+
+	ASSERT_EQ(0, mount("tmpfs", IN_MNT("a"), "tmpfs", 0, NULL));
+	snprintf(marker, sizeof(marker), "%s", IN_MNT("a/marker"));
+	ASSERT_EQ(0, pt_write_file(marker, "m", 0644));
+	ASSERT_TRUE(quiesce(self->s));
+	lookups = p->lookups;
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(0, access(marker, F_OK) ? errno : 0)
+			TH_LOG("walk %d: the mount on a/ is gone", i);
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(lookups + 5, p->lookups)
+		TH_LOG("one LOOKUP of a per walk expected");
+	EXPECT_EQ(0, p->err);
+	EXPECT_EQ(0, umount2(IN_MNT("a"), 0) ? errno : 0);
+	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
 	expect_all_forgotten(_metadata, self);
 }
 
