@@ -59,6 +59,18 @@ static inline bool fuse_bpf_backed(struct inode *inode)
 }
 
 /**
+ * fuse_bpf_idmap() - the idmap of a node's lower mount
+ * @inode: a backed FUSE inode
+ *
+ * Return: the idmap of the backing path's mount (never an idmapped one:
+ * root_dir= and the daemon's backings refuse those).
+ */
+static inline struct mnt_idmap *fuse_bpf_idmap(struct inode *inode)
+{
+	return mnt_idmap(get_fuse_inode(inode)->backing_path.mnt);
+}
+
+/**
  * fuse_bpf_dentry_rcu() - the backing dentry of a node, for RCU-walk callers
  * @inode: a FUSE inode, possibly under eviction
  *
@@ -313,6 +325,7 @@ void fuse_bpf_buf_name(struct fuse_bpf_req *req, struct fuse_buffer *buf,
 const char *fuse_bpf_buf_str(const struct fuse_buffer *buf);
 int fuse_bpf_buf_qstr(const struct fuse_buffer *buf, struct qstr *name);
 void fuse_bpf_buffers_free(struct fuse_bpf_req *req);
+void fuse_bpf_kstat_to_attr(const struct kstat *stat, struct fuse_attr *attr);
 void fuse_bpf_fill_attr(struct inode *inode, struct fuse_attr *attr);
 
 /* backing_user.c: the daemon's own filters */

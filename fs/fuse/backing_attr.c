@@ -18,11 +18,6 @@
 #include <linux/statfs.h>
 #include <linux/xattr.h>
 
-static struct mnt_idmap *fuse_bpf_idmap(struct inode *inode)
-{
-	return mnt_idmap(fuse_bpf_path(inode)->mnt);
-}
-
 /*
  * In RCU walk the inode may be under eviction: the backing dentry is read
  * once, and nothing is written (the mirror is refreshed in ref-walk only).
@@ -188,28 +183,6 @@ static int fuse_bpf_getattr_pre(struct fuse_bpf_req *req,
 	if (!ops->getattr_prefilter)
 		return fuse_bpf_no_prefilter(ops->getattr_postfilter);
 	return ops->getattr_prefilter(&req->meta, &g->in);
-}
-
-static void fuse_bpf_kstat_to_attr(const struct kstat *stat,
-				   struct fuse_attr *attr)
-{
-	*attr = (struct fuse_attr) {
-		.ino = stat->ino,
-		.size = stat->size,
-		.blocks = stat->blocks,
-		.atime = stat->atime.tv_sec,
-		.mtime = stat->mtime.tv_sec,
-		.ctime = stat->ctime.tv_sec,
-		.atimensec = stat->atime.tv_nsec,
-		.mtimensec = stat->mtime.tv_nsec,
-		.ctimensec = stat->ctime.tv_nsec,
-		.mode = stat->mode,
-		.nlink = stat->nlink,
-		.uid = from_kuid(&init_user_ns, stat->uid),
-		.gid = from_kgid(&init_user_ns, stat->gid),
-		.rdev = new_encode_dev(stat->rdev),
-		.blksize = stat->blksize,
-	};
 }
 
 /* What the postfilter left in the attributes is what stat() returns. */

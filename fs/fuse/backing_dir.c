@@ -9,11 +9,6 @@
 #include <linux/file.h>
 #include <linux/namei.h>
 
-static struct mnt_idmap *fuse_bpf_idmap(struct inode *inode)
-{
-	return mnt_idmap(fuse_bpf_path(inode)->mnt);
-}
-
 /* Lookup */
 
 struct fuse_bpf_lookup {
