@@ -325,8 +325,37 @@ void fuse_bpf_buf_name(struct fuse_bpf_req *req, struct fuse_buffer *buf,
 const char *fuse_bpf_buf_str(const struct fuse_buffer *buf);
 int fuse_bpf_buf_qstr(const struct fuse_buffer *buf, struct qstr *name);
 void fuse_bpf_buffers_free(struct fuse_bpf_req *req);
-void fuse_bpf_kstat_to_attr(const struct kstat *stat, struct fuse_attr *attr);
 void fuse_bpf_fill_attr(struct inode *inode, struct fuse_attr *attr);
+
+/**
+ * fuse_bpf_kstat_to_attr() - the FUSE attributes of a kstat
+ * @stat: attributes as vfs_getattr() gives them
+ * @attr: filled in, the owner and group in the initial user namespace
+ *
+ * What the getattr, setattr and lookup filters see.  Inline: warm stat()
+ * through a getattr filter converts on every call.
+ */
+static inline void fuse_bpf_kstat_to_attr(const struct kstat *stat,
+					  struct fuse_attr *attr)
+{
+	*attr = (struct fuse_attr) {
+		.ino = stat->ino,
+		.size = stat->size,
+		.blocks = stat->blocks,
+		.atime = stat->atime.tv_sec,
+		.mtime = stat->mtime.tv_sec,
+		.ctime = stat->ctime.tv_sec,
+		.atimensec = stat->atime.tv_nsec,
+		.mtimensec = stat->mtime.tv_nsec,
+		.ctimensec = stat->ctime.tv_nsec,
+		.mode = stat->mode,
+		.nlink = stat->nlink,
+		.uid = from_kuid(&init_user_ns, stat->uid),
+		.gid = from_kgid(&init_user_ns, stat->gid),
+		.rdev = new_encode_dev(stat->rdev),
+		.blksize = stat->blksize,
+	};
+}
 
 /* backing_user.c: the daemon's own filters */
 int fuse_bpf_user_prefilter(struct fuse_bpf_req *req);

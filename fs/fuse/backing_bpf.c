@@ -217,34 +217,6 @@ void fuse_bpf_buffers_free(struct fuse_bpf_req *req)
 }
 
 /**
- * fuse_bpf_kstat_to_attr() - the FUSE attributes of a kstat
- * @stat: attributes as vfs_getattr() gives them
- * @attr: filled in, the owner and group in the initial user namespace
- *
- * What the getattr, setattr and lookup filters see.
- */
-void fuse_bpf_kstat_to_attr(const struct kstat *stat, struct fuse_attr *attr)
-{
-	*attr = (struct fuse_attr) {
-		.ino = stat->ino,
-		.size = stat->size,
-		.blocks = stat->blocks,
-		.atime = stat->atime.tv_sec,
-		.mtime = stat->mtime.tv_sec,
-		.ctime = stat->ctime.tv_sec,
-		.atimensec = stat->atime.tv_nsec,
-		.mtimensec = stat->mtime.tv_nsec,
-		.ctimensec = stat->ctime.tv_nsec,
-		.mode = stat->mode,
-		.nlink = stat->nlink,
-		.uid = from_kuid(&init_user_ns, stat->uid),
-		.gid = from_kgid(&init_user_ns, stat->gid),
-		.rdev = new_encode_dev(stat->rdev),
-		.blksize = stat->blksize,
-	};
-}
-
-/**
  * fuse_bpf_fill_attr() - the FUSE attributes of a lower inode
  * @inode: the lower inode
  * @attr: filled in
