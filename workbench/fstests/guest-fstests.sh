@@ -4,7 +4,8 @@
 # make fstests, inside the guest: fstests' check on each configuration, one
 # after the other, on the RAM disks /dev/ram0 (TEST) and /dev/ram1 (SCRATCH).
 #   guest-fstests.sh FSTESTS TOOLS OUT CONFIG...
-# FSTESTS is a built fstests tree (read-only here: its results go to
+# FSTESTS is a built fstests tree, copied to a tmpfs first (a few tests
+# write beside themselves: _link_out_file; results go to
 # OUT/CONFIG/results through RESULT_BASE); TOOLS has ptfuse and fuse/
 # (fusebpf, fuse_trivial.bpf.o); CONFIG is one of ext4 fusebpf bpf-trivial
 # daemon-backing overlay.  The tests: FSTESTS_ARGS (check's arguments,
@@ -21,6 +22,10 @@ F=/run/fstests	# tmpfs (workbench/guest-init.sh)
 mkdir -p "$out" $F/test $F/scratch $F/lower/test $F/lower/scratch $F/etc
 
 log() { echo "fstests: $*"; }
+
+# check reads its -E list through bash's <(...): /dev/fd, which only
+# udev would have made
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 
 # fstests' users (fsgqa, fsgqa2, 123456-fsgqa) in this guest only: the
 # root filesystem is the host's, read-only
@@ -46,6 +51,11 @@ mount -t tmpfs -o mode=755 sbin /usr/sbin
 ln -s $F/sbin/* /usr/sbin/
 cp "$here/mount.fuse.fusebpf" /usr/sbin/
 chmod 755 /usr/sbin/mount.fuse.fusebpf
+
+# The root filesystem is read-only: fstests runs from a copy
+mkdir -p $F/src
+tar -C "$fst" --exclude=./.git -cf - . | tar -C $F/src -xf - || log "cannot copy $fst"
+fst=$F/src
 
 fusebpf=$tools/fuse/fusebpf
 # Configuration 3's filter, registered once: its mounts name it

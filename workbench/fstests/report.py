@@ -75,7 +75,7 @@ def main(argv):
     for c in configs:
         cdir = os.path.join(base, c)
         secs = read(os.path.join(cdir, "seconds"), "?")
-        t = "%d min" % round(int(secs) / 60) if secs.isdigit() else "?"
+        t = "%d min" % round(int(secs) / 60) if secs.isdigit() else "stopped"
         r = parse(cdir)
         if r is None:
             lines.append("| %s | - | - | - | - | %s | no result.xml (check exit %s) |"
