@@ -4,8 +4,8 @@
 # make check's guard of make fstests, in the guest: mount(8) finds the
 # helper mount.fuse.fusebpf and mounts each FUSE-BPF configuration of make
 # fstests the way fstests does (fuse.fusebpf, source=DIR), a file made
-# through the mount is in the lower directory, and it unmounts cleanly
-# (ptfuse exits).  TAP on stdout.
+# through the mount is in the lower directory, a hard link of it counts
+# at once, and it unmounts cleanly (ptfuse exits).  TAP on stdout.
 #   mount_test.sh SELFTESTS_DIR PTFUSE
 # SELFTESTS_DIR has fusebpf and fuse_trivial.bpf.o.  Runs in a mount
 # namespace of its own: the helper goes on a tmpfs over /usr/sbin there.
@@ -34,9 +34,9 @@ fi
 
 n=0
 check() { # NAME OPTIONS
-	local name=$1 opts=$2 why= line pid=
+	local name=$1 opts=$2 why= line pid= nl
 	n=$(( n + 1 ))
-	rm -f "$T/lower/f"
+	rm -f "$T/lower/f" "$T/lower/g" "$T/lower/g2"
 	if ! mount -t fuse.fusebpf -o "source=$T/lower,allow_other,$opts" fusebpf-test "$T/mnt"; then
 		why="mount failed"
 	else
@@ -44,6 +44,10 @@ check() { # NAME OPTIONS
 		[ "$(echo $line)" = "fusebpf-test fuse" ] || why="findmnt: $line"
 		pid=$(pgrep -x ptfuse || true)
 		echo data > "$T/mnt/f" && [ "$(cat "$T/lower/f")" = data ] || why+=" file not in the lower"
+		# generic/002's first step: a link shows in the source's count at once
+		touch "$T/mnt/g" && ln "$T/mnt/g" "$T/mnt/g2" || why+=" touch or ln failed"
+		nl=$(stat -c %h "$T/mnt/g")
+		[ "$nl" = 2 ] || why+=" g has $nl links after ln, not 2"
 		umount "$T/mnt" || why+=" umount failed"
 		! findmnt "$T/mnt" > /dev/null || why+=" still mounted"
 		if [ -n "$pid" ]; then
