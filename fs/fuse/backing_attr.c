@@ -196,8 +196,8 @@ static void fuse_bpf_attr_to_kstat(const struct fuse_attr *attr,
 	stat->ctime = (struct timespec64){ attr->ctime, attr->ctimensec };
 	stat->mode = (stat->mode & S_IFMT) | (attr->mode & ~S_IFMT);
 	stat->nlink = attr->nlink;
-	stat->uid = make_kuid(&init_user_ns, attr->uid);
-	stat->gid = make_kgid(&init_user_ns, attr->gid);
+	stat->uid = fuse_bpf_kuid(attr->uid);
+	stat->gid = fuse_bpf_kgid(attr->gid);
 	stat->blksize = attr->blksize;
 }
 

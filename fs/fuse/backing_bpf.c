@@ -221,13 +221,31 @@ void fuse_bpf_buffers_free(struct fuse_bpf_req *req)
  * @inode: the lower inode
  * @attr: filled in
  *
- * For the entry and attr outputs the filters see, from the inode as
- * generic_fillattr() reads it (fuse_bpf_kstat_to_attr()).
+ * For the entry and attr outputs the filters see: the inode's fields as
+ * generic_fillattr() reads them, put straight in @attr (a warm lookup
+ * under a lookup postfilter fills one per path component).
  */
 void fuse_bpf_fill_attr(struct inode *inode, struct fuse_attr *attr)
 {
-	struct kstat stat;
+	struct timespec64 atime = inode_get_atime(inode);
+	struct timespec64 mtime = inode_get_mtime(inode);
+	struct timespec64 ctime = inode_get_ctime(inode);
 
-	generic_fillattr(&nop_mnt_idmap, STATX_BASIC_STATS, inode, &stat);
-	fuse_bpf_kstat_to_attr(&stat, attr);
+	*attr = (struct fuse_attr) {
+		.ino = inode->i_ino,
+		.size = i_size_read(inode),
+		.blocks = inode->i_blocks,
+		.atime = atime.tv_sec,
+		.mtime = mtime.tv_sec,
+		.ctime = ctime.tv_sec,
+		.atimensec = atime.tv_nsec,
+		.mtimensec = mtime.tv_nsec,
+		.ctimensec = ctime.tv_nsec,
+		.mode = inode->i_mode,
+		.nlink = inode->i_nlink,
+		.uid = fuse_bpf_uid(inode->i_uid),
+		.gid = fuse_bpf_gid(inode->i_gid),
+		.rdev = new_encode_dev(inode->i_rdev),
+		.blksize = i_blocksize(inode),
+	};
 }
