@@ -553,36 +553,49 @@ int fuse_bpf_open_flags(struct file *file, umode_t mode, u32 asked,
 }
 
 /**
- * fuse_bpf_open_backing() - open the backing file of a FUSE file
+ * fuse_bpf_may_open_backing() - may the backing file of a FUSE file open?
  * @inode: the backed node
- * @file: the file being opened on it
  * @flags: the open flags (fuse_bpf_open_flags())
  *
  * As ovl_open_realfile(): the lower inode must let the backing credentials
- * open it too (the caller was checked on the FUSE inode), and O_NOATIME
- * needs them to own it.  O_CREAT, O_EXCL, O_NOCTTY and O_TRUNC are not
+ * open it too (the caller was checked on the FUSE inode).  Checked when
+ * the FUSE file opens, also for a backing file opened later.
+ *
+ * Context: the backing credentials in force.
+ *
+ * Return: 0 or an errno, as inode_permission().
+ */
+int fuse_bpf_may_open_backing(struct inode *inode, int flags)
+{
+	int acc_mode = ACC_MODE(flags);
+
+	if (flags & O_APPEND)
+		acc_mode |= MAY_APPEND;
+	return inode_permission(&nop_mnt_idmap, fuse_bpf_inode(inode),
+				MAY_OPEN | acc_mode);
+}
+
+/**
+ * fuse_bpf_open_backing() - open the backing file of a FUSE file
+ * @inode: the backed node
+ * @file: the FUSE file
+ * @flags: the open flags (fuse_bpf_open_flags())
+ *
+ * O_NOATIME needs the backing credentials to own the lower inode, as in
+ * ovl_open_realfile().  O_CREAT, O_EXCL, O_NOCTTY and O_TRUNC are not
  * passed on.
  *
- * Context: process context, may sleep; the backing credentials in force.
+ * Context: process context, may sleep; the backing credentials in force,
+ * fuse_bpf_may_open_backing() checked when @file opened.
  *
  * Return: the backing file, or an ERR_PTR().
  */
 struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file,
 				   int flags)
 {
-	struct inode *lower = fuse_bpf_inode(inode);
-	int acc_mode;
-	int err;
-
 	flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
-	acc_mode = ACC_MODE(flags);
-	if (flags & O_APPEND)
-		acc_mode |= MAY_APPEND;
-	err = inode_permission(&nop_mnt_idmap, lower, MAY_OPEN | acc_mode);
-	if (err)
-		return ERR_PTR(err);
 	if ((flags & O_NOATIME) &&
-	    !inode_owner_or_capable(&nop_mnt_idmap, lower))
+	    !inode_owner_or_capable(&nop_mnt_idmap, fuse_bpf_inode(inode)))
 		flags &= ~O_NOATIME;
 	return backing_file_open(file, flags, fuse_bpf_path(inode),
 				 current_cred());

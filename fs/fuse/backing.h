@@ -194,15 +194,18 @@ static inline struct fuse_ops *fuse_bpf_node_ops(struct inode *inode)
 })
 
 /**
- * fuse_bpf_file() - the backing file of an open file
+ * fuse_bpf_file() - the backing file of an open file, if it is open
  * @file: an open file of a FUSE node
  *
+ * A regular file opened for reading only opens its backing file on the
+ * first access to its data (fuse_bpf_file_get()).
+ *
  * Return: the backing file of @file (the passthrough file of its
- * fuse_file), or NULL if it has none.
+ * fuse_file), or NULL if it has none, or none yet.
  */
 static inline struct file *fuse_bpf_file(struct file *file)
 {
-	return ((struct fuse_file *)file->private_data)->passthrough;
+	return READ_ONCE(((struct fuse_file *)file->private_data)->passthrough);
 }
 
 /**
@@ -210,13 +213,44 @@ static inline struct file *fuse_bpf_file(struct file *file)
  * @file: an open file of a FUSE node
  *
  * Not a file of a backed node that the daemon opened (a filter sent OPEN
- * or OPENDIR to it): the daemon serves that one, by its file handle.
+ * or OPENDIR to it): the daemon serves that one, by its file handle.  A
+ * file FUSE-BPF opened holds the credentials of its passthrough I/O from
+ * its open, before its backing file is opened.
  *
- * Return: true if @file is of a backed node and has a backing file.
+ * Return: true if @file is of a backed node and has a backing file, open
+ * or to be opened.
  */
 static inline bool fuse_bpf_file_backed(struct file *file)
 {
-	return fuse_bpf_backed(file_inode(file)) && fuse_bpf_file(file);
+	struct fuse_file *ff = file->private_data;
+
+	return fuse_bpf_backed(file_inode(file)) && ff && ff->cred;
+}
+
+struct file *fuse_bpf_file_get(struct file *file);
+
+/**
+ * fuse_bpf_file_io() - open the backing file before an access to data
+ * @err: where an error goes
+ * @file: an open FUSE file
+ *
+ * For the paths that reach @file's backing file through the FUSE
+ * passthrough code (read, write, splice, mmap): a file whose open did
+ * not open its backing file opens it now (fuse_bpf_file_get()).
+ *
+ * Return: true if that open failed, its errno in @err; false otherwise.
+ */
+static inline bool fuse_bpf_file_io(int *err, struct file *file)
+{
+	struct file *lower;
+
+	if (!fuse_bpf_file_backed(file) || fuse_bpf_file(file))
+		return false;
+	lower = fuse_bpf_file_get(file);
+	if (!IS_ERR(lower))
+		return false;
+	*err = PTR_ERR(lower);
+	return true;
 }
 
 /*
@@ -468,8 +502,13 @@ struct dentry *fuse_bpf_lookup_child(struct dentry *parent,
 				     const struct qstr *name);
 struct dentry *fuse_bpf_lookup_lower(struct inode *dir,
 				     const struct qstr *name);
+/* fuse_open_in's flags, as fuse_open_common() sends them */
+#define FUSE_BPF_OPEN_IN_FLAGS(file) \
+	((file)->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY))
+
 int fuse_bpf_open_flags(struct file *file, umode_t mode, u32 asked,
 			u32 flags);
+int fuse_bpf_may_open_backing(struct inode *inode, int flags);
 struct file *fuse_bpf_open_backing(struct inode *inode, struct file *file,
 				   int flags);
 bool fuse_bpf_open_common(int *err, u32 opcode, struct inode *inode,
@@ -803,6 +842,11 @@ static inline bool fuse_bpf_poll(__poll_t *res, struct file *file,
 
 static inline bool fuse_bpf_read_iter(ssize_t *res, struct kiocb *iocb,
 				      struct iov_iter *to)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_file_io(int *err, struct file *file)
 {
 	return false;
 }

@@ -1865,10 +1865,6 @@ bool fuse_bpf_get_link(const char **res, struct dentry *entry,
 
 /* Directories: open and read */
 
-/* fuse_open_in's flags, as fuse_open_common() sends them */
-#define FUSE_BPF_OPEN_IN_FLAGS(file) \
-	((file)->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY))
-
 struct fuse_bpf_open {
 	struct fuse_bpf_req req;
 	struct fuse_open_in in;
@@ -1887,22 +1883,42 @@ static int fuse_bpf_open_setup(struct fuse_bpf_req *req)
 }
 
 /*
- * Open @file's backing file with the open flags @in_flags (what a filter
- * left in fuse_open_in), with the backing credentials; @caller's are the
- * opener's.
+ * A regular file opened for reading only opens its backing file on the
+ * first access to its data (fuse_bpf_file_get()): an open that only
+ * stats, or closes at once, costs no second file.  An open for writing
+ * opens it at once, so that the lower mount and inode refuse it when they
+ * would (EROFS of a read-only mount, ETXTBSY of a running executable) and
+ * the lower inode counts the writer from the open; so does O_DIRECT, which
+ * the lower filesystem may refuse.  A directory opens its own at once.
+ */
+static bool fuse_bpf_open_lazy(struct inode *inode, struct file *file,
+			       int flags)
+{
+	return S_ISREG(inode->i_mode) && !(file->f_mode & FMODE_WRITE) &&
+	       !(flags & O_DIRECT);
+}
+
+/*
+ * Open @file with the open flags @in_flags (what a filter left in
+ * fuse_open_in), with the backing credentials; @caller's are the opener's.
+ * The lower inode's permission is checked now, even when the backing file
+ * is opened later (fuse_bpf_open_lazy()).
  */
 static int fuse_bpf_open_file(struct inode *inode, struct file *file,
 			      u32 in_flags, const struct cred *caller)
 {
 	struct fuse_mount *fm = get_fuse_mount(inode);
+	struct file *lower = NULL;
 	struct fuse_file *ff;
-	struct file *lower;
-	int flags;
+	int flags, err;
 
 	flags = fuse_bpf_open_flags(file, inode->i_mode,
 				    FUSE_BPF_OPEN_IN_FLAGS(file), in_flags);
 	if (flags < 0)
 		return flags;
+	err = fuse_bpf_may_open_backing(inode, flags);
+	if (err)
+		return err;
 	ff = fuse_file_alloc(fm, false);
 	if (!ff)
 		return -ENOMEM;
@@ -1911,8 +1927,10 @@ static int fuse_bpf_open_file(struct inode *inode, struct file *file,
 		ff->cred = fuse_bpf_get_caller_creds(caller);
 	else
 		ff->cred = get_cred(current_cred());
-	lower = ff->cred ? fuse_bpf_open_backing(inode, file, flags) :
-			   ERR_PTR(-ENOMEM);
+	if (!ff->cred)
+		lower = ERR_PTR(-ENOMEM);
+	else if (!fuse_bpf_open_lazy(inode, file, flags))
+		lower = fuse_bpf_open_backing(inode, file, flags);
 	if (IS_ERR(lower)) {
 		if (ff->cred)
 			put_cred(ff->cred);
@@ -1983,7 +2001,8 @@ static int fuse_bpf_open_finish(struct fuse_bpf_req *req, int err)
 	struct fuse_bpf_open *o = container_of(req, typeof(*o), req);
 
 	if (err && o->ff) {
-		fput(o->ff->passthrough);
+		if (o->ff->passthrough)
+			fput(o->ff->passthrough);
 		put_cred(o->ff->cred);
 		fuse_file_free(o->ff);
 		o->file->private_data = NULL;
@@ -2033,9 +2052,11 @@ static noinline int fuse_bpf_open_run(const struct fuse_bpf_op *op,
  * @inode: the FUSE inode
  * @file: the file being opened
  *
- * Opens the backing file (fuse_bpf_open_backing()) with the backing
- * credentials and gives @file a fuse_file holding it in ff->passthrough; a
- * regular file opened for writing keeps credentials acting for the opener
+ * Gives @file a fuse_file that holds its backing file in ff->passthrough,
+ * opened with the backing credentials (fuse_bpf_open_backing()): now, or
+ * for a regular file opened for reading only, on the first access to its
+ * data.  A regular
+ * file opened for writing keeps credentials acting for the opener
  * (fuse_bpf_get_caller_creds()).  The filters may fail the open, and
  * set or clear O_DIRECT, O_DSYNC and O_SYNC of the backing file
  * (fuse_bpf_open_flags()).  With no filter of @opcode and no daemon to

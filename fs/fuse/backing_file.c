@@ -4,10 +4,11 @@
  *
  * An open file of a backed node carries its backing file in
  * ff->passthrough, so read_iter, write_iter, splice and mmap take the FUSE
- * passthrough path (fs/fuse/passthrough.c over fs/backing-file.c).  The
- * operations here are the rest: flush, fsync, llseek, fallocate,
- * copy_file_range and locks, and read_iter and write_iter for a node whose
- * filter has read or write filters.
+ * passthrough path (fs/fuse/passthrough.c over fs/backing-file.c).  A
+ * regular file opened for reading only opens its backing file on the first
+ * access to its data (fuse_bpf_file_get()).  The operations here are the rest: flush, fsync,
+ * llseek, fallocate, copy_file_range and locks, and read_iter and
+ * write_iter for a node whose filter has read or write filters.
  */
 
 #include "fuse_i.h"
@@ -35,14 +36,60 @@ bool fuse_bpf_open(int *err, struct inode *inode, struct file *file)
 }
 
 /**
+ * fuse_bpf_file_get() - the backing file of a file FUSE-BPF opened
+ * @file: an open FUSE file, fuse_bpf_file_backed()
+ *
+ * A regular file opened for reading only has its open check the lower
+ * inode's permission but leave the backing file to the first access to
+ * data: read, splice, mmap, fsync, copy_file_range, llseek, locks, poll,
+ * fadvise.
+ * It is opened then, with the backing credentials and the flags @file has
+ * (a later F_SETFL's too), as ovl_open_realfile() would have at open.
+ * Two first accesses may race: one backing file is kept.
+ *
+ * Context: process context, may sleep.
+ *
+ * Return: the backing file, or an ERR_PTR() of the lower open.
+ */
+struct file *fuse_bpf_file_get(struct file *file)
+{
+	struct fuse_file *ff = file->private_data;
+	struct inode *inode = file_inode(file);
+	struct file *lower = fuse_bpf_file(file);
+	int flags = FUSE_BPF_OPEN_IN_FLAGS(file);
+	const struct cred *old;
+	struct file *first;
+
+	if (lower)
+		return lower;
+	/*
+	 * An O_NOATIME that F_SETFL added is judged on the lower inode for
+	 * the caller, as fuse_passthrough_setfl() judges it.
+	 */
+	if ((flags & O_NOATIME) &&
+	    !inode_owner_or_capable(&nop_mnt_idmap, fuse_bpf_inode(inode)))
+		flags &= ~O_NOATIME;
+	old = fuse_bpf_override_creds(inode);
+	lower = fuse_bpf_open_backing(inode, file, flags);
+	revert_creds(old);
+	if (IS_ERR(lower))
+		return lower;
+	first = cmpxchg(&ff->passthrough, NULL, lower);
+	if (!first)
+		return lower;
+	fput(lower);
+	return first;
+}
+
+/**
  * fuse_bpf_release() - Release a file whose open FUSE-BPF served
  * @file: the FUSE file, its last reference gone
  *
  * fuse_bpf_open_common() made its fuse_file: no release request for the
  * daemon (no ff->args), never on the inode's write files nor among the
  * connection's polled files (poll asks the backing file).  Releasing it
- * is putting the backing file and credentials, then the fuse_file with
- * its last reference, what fuse_file_release() would do after taking two
+ * is putting the backing file (if it was ever opened) and credentials,
+ * then the fuse_file with its last reference, what fuse_file_release() would do after taking two
  * spinlocks and waking poll waiters there are none of.  Flock and POSIX
  * locks went with the backing file's.
  *
@@ -53,11 +100,15 @@ bool fuse_bpf_release(struct file *file)
 {
 	struct fuse_file *ff = file->private_data;
 
-	if (!ff || ff->args || !ff->passthrough ||
-	    !RB_EMPTY_NODE(&ff->polled_node) || !list_empty(&ff->write_entry) ||
-	    !fuse_bpf_backed(file_inode(file)))
+	if (!fuse_bpf_file_backed(file) || ff->args ||
+	    !RB_EMPTY_NODE(&ff->polled_node) || !list_empty(&ff->write_entry))
 		return false;
-	fuse_passthrough_release(ff, NULL);
+	if (ff->passthrough) {
+		fuse_passthrough_release(ff, NULL);
+	} else {
+		put_cred(ff->cred);
+		ff->cred = NULL;
+	}
 	if (refcount_dec_and_test(&ff->count))
 		fuse_file_free(ff);
 	return true;
@@ -81,12 +132,16 @@ bool fuse_bpf_release(struct file *file)
 int fuse_bpf_fadvise(struct file *file, loff_t offset, loff_t len, int advice)
 {
 	const struct cred *old;
+	struct file *lower;
 	int err;
 
 	if (!fuse_bpf_file_backed(file))
 		return generic_fadvise(file, offset, len, advice);
+	lower = fuse_bpf_file_get(file);
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
 	old = fuse_bpf_override_creds(file_inode(file));
-	err = vfs_fadvise(fuse_bpf_file(file), offset, len, advice);
+	err = vfs_fadvise(lower, offset, len, advice);
 	revert_creds(old);
 	return err;
 }
@@ -146,11 +201,19 @@ static int fuse_bpf_flush_pre(struct fuse_bpf_req *req,
 }
 
 /*
+ * A lower filesystem with neither ->flush() nor ->lock() (tmpfs, ext4) has
+ * nothing to ask at close(): dropping the POSIX locks is all, as in
+ * ovl_flush(), with no credentials to switch.
+ */
+static bool fuse_bpf_flush_locks_only(const struct file *lower)
+{
+	return !lower->f_op->flush && !lower->f_op->lock;
+}
+
+/*
  * Every close() flushes.  The POSIX locks taken on the backing file are
  * dropped with ours, then the lower ->flush() runs, both with the backing
- * credentials as setlk and ovl_flush() use them.  A lower filesystem with
- * neither ->flush() nor ->lock() (tmpfs, ext4) has nothing to ask: dropping
- * the locks is all, with no credentials to switch.
+ * credentials as setlk and ovl_flush() use them.
  */
 static int fuse_bpf_flush_backing(struct fuse_bpf_req *req)
 {
@@ -159,7 +222,10 @@ static int fuse_bpf_flush_backing(struct fuse_bpf_req *req)
 	const struct cred *old;
 	int err = 0;
 
-	if (!lower->f_op->flush && !lower->f_op->lock) {
+	/* A file never read nor written has nothing to flush, no locks */
+	if (!lower)
+		return 0;
+	if (fuse_bpf_flush_locks_only(lower)) {
 		locks_remove_posix(lower, fr->owner);
 		return 0;
 	}
@@ -191,20 +257,6 @@ static const struct fuse_bpf_op fuse_bpf_flush_op = {
 };
 
 /*
- * Every close() flushes: with no filter to run, no daemon to ask, no
- * ->flush() to call and no ->lock() of the lower filesystem to ask (tmpfs,
- * ext4), dropping the locks is all, as in ovl_flush().
- */
-static bool fuse_bpf_flush_locks_only(struct file *file)
-{
-	struct inode *inode = file_inode(file);
-	struct file *lower = fuse_bpf_file(file);
-
-	return fuse_bpf_kernel_only(inode, flush, FUSE_FLUSH) &&
-	       !lower->f_op->flush && !lower->f_op->lock;
-}
-
-/*
  * Out of line: the request (zeroed on entry where the kernel initialises
  * its stack, INIT_STACK_ALL_ZERO) is made only when it is sent.
  */
@@ -224,7 +276,7 @@ static noinline bool fuse_bpf_flush_run(int *err, struct file *file,
  *
  * Drops @id's POSIX locks on the backing file, then calls its ->flush().
  * Without a filter, a daemon or a ->flush() to run, the request is not
- * even set up (fuse_bpf_flush_locks_only()).
+ * even set up.
  *
  * Return: true if FUSE-BPF served the operation, its result in @err;
  * false if @file is not served from a backing file, or a filter
@@ -232,10 +284,16 @@ static noinline bool fuse_bpf_flush_run(int *err, struct file *file,
  */
 bool fuse_bpf_flush(int *err, struct file *file, fl_owner_t id)
 {
+	struct file *lower;
+
 	if (!fuse_bpf_file_backed(file))
 		return false;
-	if (fuse_bpf_flush_locks_only(file)) {
-		locks_remove_posix(fuse_bpf_file(file), id);
+	/* No filter to run and no daemon to ask: no request either */
+	lower = fuse_bpf_file(file);
+	if (fuse_bpf_kernel_only(file_inode(file), flush, FUSE_FLUSH) &&
+	    (!lower || fuse_bpf_flush_locks_only(lower))) {
+		if (lower)
+			locks_remove_posix(lower, id);
 		*err = 0;
 		return true;
 	}
@@ -281,8 +339,11 @@ static int fuse_bpf_fsyncdir_pre(struct fuse_bpf_req *req,
 static int fuse_bpf_fsync_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_fsync *s = container_of(req, typeof(*s), f.req);
+	struct file *lower = fuse_bpf_file_get(s->f.file);
 
-	return vfs_fsync_range(fuse_bpf_file(s->f.file), s->start, s->end,
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
+	return vfs_fsync_range(lower, s->start, s->end,
 			       s->in.fsync_flags & FUSE_FSYNC_FDATASYNC);
 }
 
@@ -382,9 +443,11 @@ static int fuse_bpf_lseek_pre(struct fuse_bpf_req *req,
 static int fuse_bpf_lseek_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_lseek *l = container_of(req, typeof(*l), f.req);
-	struct file *lower = fuse_bpf_file(l->f.file);
+	struct file *lower = fuse_bpf_file_get(l->f.file);
 	loff_t pos;
 
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
 	lower->f_pos = l->f.file->f_pos;
 	pos = vfs_llseek(lower, l->in.offset, l->in.whence);
 	l->out.offset = pos;
@@ -500,9 +563,11 @@ static int fuse_bpf_fallocate_pre(struct fuse_bpf_req *req,
 static int fuse_bpf_fallocate_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_fallocate *a = container_of(req, typeof(*a), f.req);
+	struct file *lower = fuse_bpf_file_get(a->f.file);
 
-	return vfs_fallocate(fuse_bpf_file(a->f.file), a->in.mode,
-			     a->in.offset, a->in.length);
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
+	return vfs_fallocate(lower, a->in.mode, a->in.offset, a->in.length);
 }
 
 static int fuse_bpf_fallocate_post(struct fuse_bpf_req *req,
@@ -596,13 +661,19 @@ static int fuse_bpf_copy_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_copy *c = container_of(req, typeof(*c), f.req);
 	struct fuse_copy_file_range_in *in = &c->in;
+	struct file *src, *dst;
 	ssize_t ret;
 
 	/* A filter may copy less than the caller asked, never more */
 	if (in->len > c->len)
 		return -EINVAL;
-	ret = vfs_copy_file_range(fuse_bpf_file(c->f.file), in->off_in,
-				  fuse_bpf_file(c->dst), in->off_out, in->len,
+	src = fuse_bpf_file_get(c->f.file);
+	if (IS_ERR(src))
+		return PTR_ERR(src);
+	dst = fuse_bpf_file_get(c->dst);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+	ret = vfs_copy_file_range(src, in->off_in, dst, in->off_out, in->len,
 				  in->flags);
 	c->res = ret;
 	c->out.size = ret > 0 ? ret : 0;
@@ -714,11 +785,13 @@ static int fuse_bpf_lock_setup(struct fuse_bpf_req *req)
 static int fuse_bpf_lock_backing(struct fuse_bpf_req *req, bool test)
 {
 	struct fuse_bpf_lock *lk = container_of(req, typeof(*lk), f.req);
-	struct file *lower = fuse_bpf_file(lk->f.file);
+	struct file *lower = fuse_bpf_file_get(lk->f.file);
 	struct file_lock *fl = lk->fl;
 	fl_owner_t owner = fl->c.flc_owner;
 	int err;
 
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
 	fl->c.flc_file = lower;
 	if (owner == lk->f.file)
 		fl->c.flc_owner = lower;
@@ -856,10 +929,12 @@ bool fuse_bpf_ioctl(long *err, struct file *file)
 bool fuse_bpf_poll(__poll_t *res, struct file *file, poll_table *wait)
 {
 	struct inode *inode = file_inode(file);
+	struct file *lower;
 
 	if (!S_ISREG(inode->i_mode) || !fuse_bpf_file_backed(file))
 		return false;
-	*res = vfs_poll(fuse_bpf_file(file), wait);
+	lower = fuse_bpf_file_get(file);
+	*res = IS_ERR(lower) ? EPOLLERR : vfs_poll(lower, wait);
 	return true;
 }
 
@@ -1194,18 +1269,26 @@ static ssize_t fuse_bpf_write_filtered(struct kiocb *iocb,
  * @iocb: the I/O control block, on the FUSE file
  * @to: the destination
  *
- * Runs the node's read_iter filters around a read of the backing file by
- * the FUSE passthrough path.  A read a filter sends to the daemon is a
+ * Opens the backing file if the file's open left it (fuse_bpf_file_io()),
+ * then runs the node's read_iter filters around a read of the backing file
+ * by the FUSE passthrough path.  A read a filter sends to the daemon is a
  * FUSE_READ of up to one request's worth of @to.
  *
  * Return: false if the file is not served from a backing file, @to is
  * empty, or the node's filter has no read_iter filter: the caller reads as
- * before.  Otherwise true, the result in @res.
+ * before.  Otherwise, or if the backing file fails to open, true, the
+ * result in @res.
  */
 bool fuse_bpf_read_iter(ssize_t *res, struct kiocb *iocb, struct iov_iter *to)
 {
-	size_t count = fuse_bpf_io_count(iocb, to, false);
+	size_t count;
+	int err;
 
+	if (fuse_bpf_file_io(&err, iocb->ki_filp)) {
+		*res = err;
+		return true;
+	}
+	count = fuse_bpf_io_count(iocb, to, false);
 	if (!count)
 		return false;
 	*res = fuse_bpf_read_filtered(iocb, to, count);
@@ -1218,20 +1301,28 @@ bool fuse_bpf_read_iter(ssize_t *res, struct kiocb *iocb, struct iov_iter *to)
  * @iocb: the I/O control block, on the FUSE file
  * @from: the source
  *
- * Runs the node's write_iter filters around a write of the backing file by
- * the FUSE passthrough path.  A write a filter sends to the daemon is a
- * FUSE_WRITE of up to one request's worth of @from, which does not change
- * the backing file.
+ * Opens the backing file if the file's open left it (fuse_bpf_file_io()),
+ * then runs the node's write_iter filters around a write of the backing
+ * file by the FUSE passthrough path.  A write a filter sends to the daemon
+ * is a FUSE_WRITE of up to one request's worth of @from, which does not
+ * change the backing file.
  *
  * Return: false if the file is not served from a backing file, @from is
  * empty, or the node's filter has no write_iter filter: the caller writes
- * as before.  Otherwise true, the result in @res.
+ * as before.  Otherwise, or if the backing file fails to open, true, the
+ * result in @res.
  */
 bool fuse_bpf_write_iter(ssize_t *res, struct kiocb *iocb,
 			 struct iov_iter *from)
 {
-	size_t count = fuse_bpf_io_count(iocb, from, true);
+	size_t count;
+	int err;
 
+	if (fuse_bpf_file_io(&err, iocb->ki_filp)) {
+		*res = err;
+		return true;
+	}
+	count = fuse_bpf_io_count(iocb, from, true);
 	if (!count)
 		return false;
 	*res = fuse_bpf_write_filtered(iocb, from, count);

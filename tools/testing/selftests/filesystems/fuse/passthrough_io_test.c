@@ -16,7 +16,10 @@
  */
 #define _GNU_SOURCE
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sys/sendfile.h>
 #include <sys/uio.h>
 #include <linux/aio_abi.h>
@@ -1718,6 +1721,232 @@ TEST_F(io, copy_file_range_mount_lower)
 	close(dm);
 	free(data);
 	free(got);
+}
+
+/* ------------------------------------------------------------------ */
+/* 6b. The backing file opens on the first access to data              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The IN_OPEN events on @name in the lower directory that the inotify
+ * instance @in has queued: one per open of the lower file, the backing
+ * file's included (vfs_open() reports it on the lower path).
+ */
+static int lower_opens(int in, const char *name)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	const struct inotify_event *ev;
+	int opens = 0;
+	ssize_t n, i;
+
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		for (i = 0; i < n; i += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)(buf + i);
+			if ((ev->mask & IN_OPEN) && ev->len &&
+			    !strcmp(ev->name, name))
+				opens++;
+		}
+	return opens;
+}
+
+/* One first access to the data of an open file: 0 on success */
+struct first_access {
+	const char *name;
+	int (*fn)(int fd);
+};
+
+static int fa_read(int fd)
+{
+	char c;
+
+	return pread(fd, &c, 1, 0) == 1 ? 0 : -1;
+}
+
+static int fa_mmap(int fd)
+{
+	void *p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+
+	return p == MAP_FAILED ? -1 : munmap(p, PAGE);
+}
+
+static int fa_splice(int fd)
+{
+	int p[2], ret = -1;
+	loff_t off = 0;
+
+	if (pipe(p))
+		return -1;
+	if (splice(fd, &off, p[1], NULL, 1, 0) == 1)
+		ret = 0;
+	close(p[0]);
+	close(p[1]);
+	return ret;
+}
+
+static int fa_fsync(int fd)
+{
+	return fsync(fd);
+}
+
+static int fa_seek_data(int fd)
+{
+	return lseek(fd, 0, SEEK_DATA) == 0 ? 0 : -1;
+}
+
+static int fa_flock(int fd)
+{
+	return flock(fd, LOCK_SH) ?: flock(fd, LOCK_UN);
+}
+
+static int fa_posix_lock(int fd)
+{
+	struct flock fl = lock_of(F_RDLCK, 0, 1);
+
+	return fcntl(fd, F_SETLK, &fl);
+}
+
+static int fa_fadvise(int fd)
+{
+	return posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED);
+}
+
+static int fa_poll(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN) ? 0 : -1;
+}
+
+static int fa_copy(int fd)
+{
+	loff_t off = 0;
+	int to = open(MN("fa-copy"), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	int ret = -1;
+
+	if (to < 0)
+		return -1;
+	if (copy_file_range(fd, &off, to, NULL, 1, 0) == 1)
+		ret = 0;
+	close(to);
+	return ret;
+}
+
+static const struct first_access first_accesses[] = {
+	{ "read", fa_read }, { "mmap", fa_mmap }, { "splice", fa_splice },
+	{ "fsync", fa_fsync }, { "SEEK_DATA", fa_seek_data },
+	{ "flock", fa_flock }, { "F_SETLK", fa_posix_lock },
+	{ "fadvise", fa_fadvise }, { "poll", fa_poll },
+	{ "copy_file_range", fa_copy },
+};
+
+/*
+ * An open for reading that only stats or closes costs no backing file:
+ * the lower file sees no open.  Each first access to data opens it once,
+ * and works on it as on a file opened the usual way.  An open for writing
+ * opens the lower file at once (a read-only lower mount refuses it there:
+ * pt's erofs_lower), and only once.
+ */
+TEST_F(io, backing_opened_on_first_access)
+{
+	static const int write_opens[] = { O_WRONLY, O_RDWR,
+					   O_WRONLY | O_TRUNC };
+	struct stat st;
+	unsigned int i;
+	int in, fd;
+
+	if (pt_fake_mode())
+		SKIP(return, "PT_FAKE: the bind mount opens the lower itself");
+	ASSERT_EQ(0, write_file(LO("fa"), "data", 4));
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ASSERT_LE(0, in);
+	ASSERT_LE(0, inotify_add_watch(in, LOWER, IN_OPEN));
+	lower_opens(in, "fa");
+
+	fd = open(MN("fa"), O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fstat(fd, &st));
+	EXPECT_EQ(4, st.st_size);
+	ASSERT_EQ(0, close(fd));
+	EXPECT_EQ(0, lower_opens(in, "fa"));
+
+	for (i = 0; i < ARRAY_SIZE(write_opens); i++) {
+		fd = open(MN("fa"), write_opens[i]);
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(1, lower_opens(in, "fa")) TH_LOG("flags %#x",
+							  write_opens[i]);
+		EXPECT_EQ(1, pwrite(fd, "d", 1, 0));
+		EXPECT_EQ(0, lower_opens(in, "fa")) TH_LOG("flags %#x",
+							  write_opens[i]);
+		ASSERT_EQ(0, close(fd));
+	}
+
+	for (i = 0; i < ARRAY_SIZE(first_accesses); i++) {
+		const struct first_access *fa = &first_accesses[i];
+
+		ASSERT_EQ(0, write_file(LO("fa"), "data", 4));
+		lower_opens(in, "fa");
+		fd = open(MN("fa"), O_RDONLY);
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(0, lower_opens(in, "fa")) TH_LOG("%s", fa->name);
+		EXPECT_EQ(0, fa->fn(fd)) TH_LOG("%s: %s", fa->name,
+						strerror(errno));
+		EXPECT_EQ(1, lower_opens(in, "fa")) TH_LOG("%s", fa->name);
+		/* Once: a second access uses the same backing file */
+		EXPECT_EQ(0, fa_read(fd)) TH_LOG("%s", fa->name);
+		EXPECT_EQ(0, lower_opens(in, "fa")) TH_LOG("%s", fa->name);
+		ASSERT_EQ(0, close(fd));
+	}
+	close(in);
+}
+
+struct first_read {
+	pthread_barrier_t *go;
+	int fd;
+	int err;
+};
+
+static void *first_read(void *arg)
+{
+	struct first_read *r = arg;
+	char buf[4];
+
+	pthread_barrier_wait(r->go);
+	r->err = pread(r->fd, buf, 4, 0) == 4 && !memcmp(buf, "data", 4) ?
+		 0 : errno ?: EIO;
+	return NULL;
+}
+
+/*
+ * Threads sharing an open file race to its first read: each read is
+ * served, one backing file stays (the others are put: kmemleak and the
+ * log scan see any left over).
+ */
+TEST_F(io, backing_open_race)
+{
+	struct first_read r[8];
+	pthread_barrier_t go;
+	pthread_t t[8];
+	unsigned int i, round;
+
+	ASSERT_EQ(0, write_file(LO("race"), "data", 4));
+	for (round = 0; round < 50; round++) {
+		int fd = open(MN("race"), O_RDONLY);
+
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, pthread_barrier_init(&go, NULL, ARRAY_SIZE(t)));
+		for (i = 0; i < ARRAY_SIZE(t); i++) {
+			r[i] = (struct first_read){ .go = &go, .fd = fd };
+			ASSERT_EQ(0, pthread_create(&t[i], NULL, first_read,
+						    &r[i]));
+		}
+		for (i = 0; i < ARRAY_SIZE(t); i++) {
+			pthread_join(t[i], NULL);
+			EXPECT_EQ(0, r[i].err) TH_LOG("round %u thread %u",
+						      round, i);
+		}
+		pthread_barrier_destroy(&go);
+		ASSERT_EQ(0, close(fd));
+	}
 }
 
 /* ------------------------------------------------------------------ */
