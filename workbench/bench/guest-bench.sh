@@ -347,6 +347,11 @@ graph_profile() { # CONFIG NAME fsbench-args...: function_graph of the timed pas
 	log "function_graph: $c $name: $(grep -c . "$out/profile/$c-$name.graph") lines"
 }
 
+# cpu-clock every PERIOD ns of the guest's clock.  Under icount that clock
+# counts instructions, and a sampling period that is a multiple of a
+# loop's length samples the same few instructions of it each time (perf's
+# -F 4000 settles on 250000 ns): a prime period walks through the loop.
+PERIOD=99991
 if [ "$PROFILE" = 1 ] && command -v perf >/dev/null; then
 	mkdir -p "$out/profile"
 	echo 0 > /proc/sys/kernel/kptr_restrict
@@ -361,13 +366,13 @@ if [ "$PROFILE" = 1 ] && command -v perf >/dev/null; then
 			name=$1; shift
 			if [ "$name" = stat-cold ]; then
 				# Five cold passes; only fsbench's samples are kept.
-				perf record -q -e cpu-clock -F 4000 -g -a -o "$out/profile/$c-$name.data" \
+				perf record -q -e cpu-clock -c $PERIOD -g -a -o "$out/profile/$c-$name.data" \
 					sh -c "for i in 1 2 3 4 5; do echo 2 > /proc/sys/vm/drop_caches;
 						fsbench stat $path/flat $NFILES; done" >/dev/null 2>&1
 				filter=(--comms fsbench)
 			else
 				fsbench "$@" >/dev/null
-				perf record -q -e cpu-clock -F 4000 -g -o "$out/profile/$c-$name.data" \
+				perf record -q -e cpu-clock -c $PERIOD -g -o "$out/profile/$c-$name.data" \
 					fsbench "$@" >/dev/null 2>&1
 				filter=()
 			fi
