@@ -229,6 +229,15 @@ static inline bool fuse_bpf_file_backed(struct file *file)
 
 struct file *fuse_bpf_file_get(struct file *file);
 
+/*
+ * The file handle of an open file: 0, or what an open or opendir
+ * postfilter gave (fuse_bpf_open_fh()), which later filters see.
+ */
+static inline u64 fuse_bpf_fh(struct file *file)
+{
+	return ((struct fuse_file *)file->private_data)->fh;
+}
+
 /**
  * fuse_bpf_file_io() - open the backing file before an access to data
  * @err: where an error goes

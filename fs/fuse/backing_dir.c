@@ -1995,11 +1995,41 @@ static int fuse_bpf_opendir_post(struct fuse_bpf_req *req,
 	return ops->opendir_postfilter(&req->meta, &o->in, &o->out);
 }
 
-/* A postfilter failed the open: give back what the open step took. */
+/*
+ * The file handle an open or opendir postfilter gave: the later filters
+ * of the file see it in their fuse_*_in, the requests the daemon gets for
+ * the file carry it, and the daemon gets the file's FUSE_RELEASE or
+ * FUSE_RELEASEDIR with it, to free what it tied to it.  For that the node
+ * is introduced to the daemon now: the release names a node id it gave.
+ * A mount without a daemon keeps the handle for its filters.
+ */
+static int fuse_bpf_open_fh(struct inode *inode, struct fuse_file *ff, u64 fh)
+{
+	int err;
+
+	ff->fh = fh;
+	if (!fh || get_fuse_conn(inode)->no_daemon)
+		return 0;
+	err = fuse_bpf_introduce(inode);
+	if (err)
+		return err;
+	ff->args = kzalloc(sizeof(*ff->args), GFP_KERNEL_ACCOUNT);
+	if (!ff->args)
+		return -ENOMEM;
+	ff->nodeid = get_node_id(inode);
+	return 0;
+}
+
+/*
+ * The postfilters' file handle; an open that failed, in a postfilter or
+ * here, gives back what the open step took.
+ */
 static int fuse_bpf_open_finish(struct fuse_bpf_req *req, int err)
 {
 	struct fuse_bpf_open *o = container_of(req, typeof(*o), req);
 
+	if (!err && o->ff)
+		err = fuse_bpf_open_fh(req->inode, o->ff, o->out.fh);
 	if (err && o->ff) {
 		if (o->ff->passthrough)
 			fput(o->ff->passthrough);
@@ -2172,6 +2202,7 @@ static int fuse_bpf_readdir_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_readdir *r = container_of(req, typeof(*r), req);
 
+	r->in.fh = fuse_bpf_fh(r->file);
 	fuse_bpf_arg_in(req, sizeof(r->in), &r->in);
 	/* As FUSE_READDIR replies: the records, read for a postfilter */
 	fuse_bpf_arg_out_buf(req, &r->buffer);

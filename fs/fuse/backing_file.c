@@ -100,9 +100,21 @@ bool fuse_bpf_release(struct file *file)
 {
 	struct fuse_file *ff = file->private_data;
 
-	if (!fuse_bpf_file_backed(file) || ff->args ||
+	if (!fuse_bpf_file_backed(file) ||
 	    !RB_EMPTY_NODE(&ff->polled_node) || !list_empty(&ff->write_entry))
 		return false;
+	/*
+	 * A file handle a postfilter gave at open (fuse_bpf_open_fh()), or
+	 * one of the daemon's FOPEN_PASSTHROUGH: FUSE sends its
+	 * FUSE_RELEASE(DIR), and puts a backing file that was opened.
+	 */
+	if (ff->args) {
+		if (!ff->passthrough) {
+			put_cred(ff->cred);
+			ff->cred = NULL;
+		}
+		return false;
+	}
 	if (ff->passthrough) {
 		fuse_passthrough_release(ff, NULL);
 	} else {
@@ -186,6 +198,7 @@ static int fuse_bpf_flush_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_flush *fr = container_of(req, typeof(*fr), f.req);
 
+	fr->in.fh = fuse_bpf_fh(fr->f.file);
 	fuse_bpf_arg_in(req, sizeof(fr->in), &fr->in);
 	return 0;
 }
@@ -312,6 +325,7 @@ static int fuse_bpf_fsync_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_fsync *s = container_of(req, typeof(*s), f.req);
 
+	s->in.fh = fuse_bpf_fh(s->f.file);
 	fuse_bpf_arg_in(req, sizeof(s->in), &s->in);
 	return 0;
 }
@@ -424,6 +438,7 @@ static int fuse_bpf_lseek_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_lseek *l = container_of(req, typeof(*l), f.req);
 
+	l->in.fh = fuse_bpf_fh(l->f.file);
 	fuse_bpf_arg_in(req, sizeof(l->in), &l->in);
 	fuse_bpf_arg_out(req, sizeof(l->out), &l->out);
 	return 0;
@@ -546,6 +561,7 @@ static int fuse_bpf_fallocate_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_fallocate *a = container_of(req, typeof(*a), f.req);
 
+	a->in.fh = fuse_bpf_fh(a->f.file);
 	fuse_bpf_arg_in(req, sizeof(a->in), &a->in);
 	return 0;
 }
@@ -642,6 +658,8 @@ static int fuse_bpf_copy_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_copy *c = container_of(req, typeof(*c), f.req);
 
+	c->in.fh_in = fuse_bpf_fh(c->f.file);
+	c->in.fh_out = fuse_bpf_fh(c->dst);
 	fuse_bpf_arg_in(req, sizeof(c->in), &c->in);
 	fuse_bpf_arg_out(req, sizeof(c->out), &c->out);
 	return 0;
@@ -772,6 +790,7 @@ static int fuse_bpf_lock_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_lock *lk = container_of(req, typeof(*lk), f.req);
 
+	lk->in.fh = fuse_bpf_fh(lk->f.file);
 	fuse_bpf_arg_in(req, sizeof(lk->in), &lk->in);
 	return 0;
 }
@@ -968,6 +987,7 @@ static int fuse_bpf_read_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_read *r = container_of(req, typeof(*r), io.req);
 
+	r->in.fh = fuse_bpf_fh(r->io.iocb->ki_filp);
 	fuse_bpf_arg_in(req, sizeof(r->in), &r->in);
 	fuse_bpf_arg_out(req, sizeof(r->out), &r->out);
 	return 0;
@@ -977,6 +997,7 @@ static int fuse_bpf_write_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_write *w = container_of(req, typeof(*w), io.req);
 
+	w->in.fh = fuse_bpf_fh(w->io.iocb->ki_filp);
 	fuse_bpf_arg_in(req, sizeof(w->in), &w->in);
 	fuse_bpf_arg_out(req, sizeof(w->out), &w->out);
 	return 0;

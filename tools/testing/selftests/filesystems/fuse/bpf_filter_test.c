@@ -45,6 +45,7 @@
 #include "fuse_test_relookup.skel.h"
 #include "fuse_test_release_unused.skel.h"
 #include "fuse_test_retval.skel.h"
+#include "fuse_test_fh.skel.h"
 #include "fuse_test_stale.skel.h"
 #include "fuse_test_user.skel.h"
 #include "fuse_reject_buf_read.skel.h"
@@ -1772,6 +1773,58 @@ TEST_F(filter, return_values_clamped)
 	skel->bss->post_ret = 0;
 	bpf_link__destroy(reg);
 	fuse_test_retval__destroy(skel);
+}
+
+/*
+ * The handle an open or opendir postfilter gives the file is the fh the
+ * prefilters of its later operations see (read, lseek, fsync, flush,
+ * readdir), as a daemon's open reply's would be (the RFC's item: it was
+ * dropped).  A mount without a daemon sends no FUSE_RELEASE for it.
+ */
+TEST_F(filter, open_fh_carried)
+{
+	struct fuse_test_fh *skel = fuse_test_fh__open_and_load();
+	struct bpf_link *reg;
+	struct dirent *de;
+	char c;
+	DIR *d;
+	int fd;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.fh_ops);
+	ASSERT_EQ(0, pt_write_file(LO("f"), "data", 0644));
+	mount_view(_metadata, "fh");
+	skel->bss->file_fh = 0xf11e0000cafeULL;
+	skel->bss->dir_fh = 0xd1200000beefULL;
+
+	fd = open(MN("f"), O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, pread(fd, &c, 1, 0));
+	EXPECT_EQ(1, lseek(fd, 1, SEEK_SET));
+	EXPECT_EQ(0, fsync(fd));
+	EXPECT_EQ(0, close(fd));
+	EXPECT_EQ(0xf11e0000cafeULL, skel->bss->seen_read);
+	EXPECT_EQ(0xf11e0000cafeULL, skel->bss->seen_lseek);
+	EXPECT_EQ(0xf11e0000cafeULL, skel->bss->seen_fsync);
+	EXPECT_EQ(0xf11e0000cafeULL, skel->bss->seen_flush);
+
+	d = opendir(MNT);
+	ASSERT_NE(NULL, d);
+	de = readdir(d);
+	EXPECT_NE(NULL, de);
+	closedir(d);
+	EXPECT_EQ(0xd1200000beefULL, skel->bss->seen_readdir);
+
+	/* An open whose postfilter gives none: 0, as before */
+	skel->bss->file_fh = 0;
+	fd = open(MN("f"), O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, pread(fd, &c, 1, 0));
+	EXPECT_EQ(0, close(fd));
+	EXPECT_EQ(0ULL, skel->bss->seen_read);
+
+	bpf_link__destroy(reg);
+	fuse_test_fh__destroy(skel);
 }
 
 /*

@@ -65,6 +65,8 @@
  * - read_partial_passthrough: a read filter sends one page of a file to
  *   the daemon and leaves the other to the lower file.
  * - read_postfilter: the daemon's postfilter of a read fails it.
+ * - open_fh_to_daemon: the file handle an open postfilter gives (the BPF
+ *   one's, the daemon's) is in the daemon's FUSE_READ and FUSE_RELEASE.
  * - write_partial_passthrough, write_postfilter: the same for writes.
  * - abort_mid_filter: the connection aborted while the daemon holds a
  *   filter request: the caller gets the connection's error, no hang.
@@ -648,8 +650,8 @@ static int entry_write(struct fuse_daemon *d,
 static fuse_daemon_handler_fn inner[FUSE_DAEMON_NR_OPCODES];
 
 /*
- * The other requests with a handler: their node ids checked, LOOKUPs
- * recorded
+ * The other requests with a handler: their node ids checked; LOOKUP,
+ * READ, WRITE and the releases recorded
  */
 static int recorder(struct fuse_daemon *d, const struct fuse_daemon_req *req)
 {
@@ -661,7 +663,8 @@ static int recorder(struct fuse_daemon *d, const struct fuse_daemon_req *req)
 
 	bump(&s->started);
 	note_nodeid(s, req->hdr->nodeid);
-	if (op == FUSE_READ || op == FUSE_WRITE)
+	if (op == FUSE_READ || op == FUSE_WRITE || op == FUSE_RELEASE ||
+	    op == FUSE_RELEASEDIR)
 		record(s, req);
 	if (op == FUSE_LOOKUP) {
 		w = record(s, req);
@@ -1844,6 +1847,78 @@ TEST_F(ufilter, read_partial_passthrough)
 	EXPECT_EQ(0ULL, in.fh);
 	EXPECT_EQ(0ULL, in.offset);
 	EXPECT_EQ((__u32)PAGE, in.size);
+}
+
+/* Waits for the daemon to have seen @n FUSE_RELEASEs (sent in the background) */
+static bool releases_seen(struct shm *s, unsigned long n)
+{
+	int i;
+
+	for (i = 0; i < WAIT_MS / 10; i++) {
+		if (count_seen(s, FUSE_RELEASE, NULL) >= n)
+			return quiesce(s);
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * The file handle an open postfilter gives a file the kernel opens, the
+ * BPF one's or the daemon's, goes with the file's requests to the daemon
+ * (a FUSE_READ a read filter sends it) and with the FUSE_RELEASE the
+ * daemon gets when the file is closed, on its own node id of p.  A file
+ * without one sends no FUSE_RELEASE, as before.
+ */
+TEST_F(ufilter, open_fh_to_daemon)
+{
+	const __u64 fhs[2] = { 0x5eed0000f00dULL, 0xd00d0000beefULL };
+	struct fuse_open_out out = { .fh = fhs[1] };
+	struct fuse_release_in rin;
+	struct fuse_read_in in;
+	const struct seen *w;
+	char buf[PAGE];
+	int fd, i;
+
+	self->skel->bss->verdict[FUSE_OPEN] = BPF_FUSE_POSTFILTER;
+	self->skel->bss->read_daemon_below = PAGE;
+	for (i = 0; i < 2; i++) {
+		if (i == 0) {
+			self->skel->bss->open_fh = fhs[0];
+		} else {
+			/* The daemon's postfilter answers with the handle */
+			self->skel->bss->open_fh = 0;
+			self->skel->bss->post_verdict[FUSE_OPEN] =
+				BPF_FUSE_USER_POSTFILTER;
+			rule_body(self->s, FUSE_OPEN | FUSE_POSTFILTER, "",
+				  ANS_BODY, &out, sizeof(out));
+		}
+		fd = open(MN("p"), O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, fd) TH_LOG("open %d: %s", i, strerror(errno));
+		ASSERT_EQ(PAGE, pread(fd, buf, PAGE, 0));
+		EXPECT_EQ(0, close(fd));
+		ASSERT_TRUE(releases_seen(self->s, i + 1))
+			TH_LOG("no FUSE_RELEASE for handle %d", i);
+		w = last_seen(self->s, FUSE_READ, NULL);
+		ASSERT_NE(NULL, w);
+		ASSERT_TRUE(body_get(w, 0, &in, sizeof(in)));
+		EXPECT_EQ(fhs[i], in.fh);
+		w = last_seen(self->s, FUSE_RELEASE, NULL);
+		ASSERT_NE(NULL, w);
+		EXPECT_EQ(self->id_p, w->nodeid);
+		ASSERT_TRUE(body_get(w, 0, &rin, sizeof(rin)));
+		EXPECT_EQ(fhs[i], rin.fh);
+	}
+
+	/* No handle: no FUSE_RELEASE for a file the kernel opened */
+	self->skel->bss->post_verdict[FUSE_OPEN] = BPF_FUSE_CONTINUE;
+	self->skel->bss->read_daemon_below = 0;
+	fd = open(MN("f"), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_LT(0, pread(fd, buf, PAGE, 0));
+	EXPECT_EQ(0, close(fd));
+	usleep(200000);
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(2, count_seen(self->s, FUSE_RELEASE, NULL));
 }
 
 /*

@@ -7,8 +7,9 @@
  * of names starting with "upre_" go to the daemon's prefilter and those of
  * names starting with "upost_" to its postfilter, whatever the verdict.
  * Reads and writes starting below read_daemon_below and
- * write_daemon_below go to the daemon.  The getattr postfilter returns
- * post_verdict[FUSE_GETATTR].
+ * write_daemon_below go to the daemon.  The getattr and open postfilters
+ * return post_verdict[] of their opcode; the open postfilter gives the file
+ * the handle open_fh unless it is 0.
  */
 #include "fuse_bpf.h"
 
@@ -20,6 +21,8 @@ __u32 post_verdict[NR_VERDICTS];
 /* Reads and writes that start below these go to the daemon (BPF_FUSE_USER) */
 __u64 read_daemon_below;
 __u64 write_daemon_below;
+/* The file handle the open postfilter gives, unless 0 */
+__u64 open_fh;
 
 /*
  * Whether the name in @buf starts with the @len bytes of @pfx: @len is a
@@ -76,6 +79,22 @@ __u32 BPF_PROG(ufilter_getattr_post, const struct bpf_fuse_meta_info *meta,
 	       const struct fuse_getattr_in *in, struct fuse_attr_out *out)
 {
 	return post_verdict[FUSE_GETATTR];
+}
+
+SEC("struct_ops/open_prefilter")
+__u32 BPF_PROG(ufilter_open_pre, const struct bpf_fuse_meta_info *meta,
+	       struct fuse_open_in *in)
+{
+	return verdict[FUSE_OPEN];
+}
+
+SEC("struct_ops/open_postfilter")
+__u32 BPF_PROG(ufilter_open_post, const struct bpf_fuse_meta_info *meta,
+	       const struct fuse_open_in *in, struct fuse_open_out *out)
+{
+	if (open_fh)
+		out->fh = open_fh;
+	return post_verdict[FUSE_OPEN];
 }
 
 SEC("struct_ops/getxattr_prefilter")
@@ -152,6 +171,8 @@ struct fuse_ops ufilter_ops = {
 	.unlink_prefilter	= (void *)ufilter_unlink_pre,
 	.getattr_prefilter	= (void *)ufilter_getattr_pre,
 	.getattr_postfilter	= (void *)ufilter_getattr_post,
+	.open_prefilter		= (void *)ufilter_open_pre,
+	.open_postfilter	= (void *)ufilter_open_post,
 	.getxattr_prefilter	= (void *)ufilter_getxattr_pre,
 	.setxattr_prefilter	= (void *)ufilter_setxattr_pre,
 	.statfs_prefilter	= (void *)ufilter_statfs_pre,
