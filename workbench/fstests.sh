@@ -18,7 +18,9 @@
 #                     "-g generic/rw"
 #   FSTESTS_KERNEL    boot this bzImage instead of building the bench kernel
 #   FSTESTS_MOUNT_ONLY=1  mount and unmount each configuration, run no test
-#   FSTESTS_README    [1 for the default group] rewrite the README's block
+#   FSTESTS_README    [1 for the default group on all five configurations]
+#                     rewrite the README's block (rows of several runs:
+#                     workbench/fstests/report.py RUNDIR... --readme README.md)
 #   FSTESTS_RAMDISK_MB [2048] size of each of the two RAM disks
 #   VM_MEM [6G]  VM_TIMEOUT [10 h]
 # The run directory ($WORKDIR/runs/fstests-DATE, linked as
@@ -90,7 +92,9 @@ scan=0
 python3 "$TOP/workbench/logscan.py" "$rundir/dmesg.log" || scan=1
 
 readme=()
-[ "${FSTESTS_README:-$([ "$GROUP" = default ] && echo 1 || echo 0)}" = 1 ] &&
+all=0
+[ "$GROUP" = default ] && [ "$(xargs <<< "$CONFIGS")" = "ext4 fusebpf bpf-trivial daemon-backing overlay" ] && all=1
+[ "${FSTESTS_README:-$all}" = 1 ] &&
 	[ "${FSTESTS_MOUNT_ONLY:-0}" != 1 ] && readme=(--readme "$TOP/README.md")
 python3 "$HERE/report.py" "$rundir" "${readme[@]}"
 [ $scan = 0 ] || die "the guest's kernel log has a report (above); see $rundir/dmesg.log"

@@ -3,9 +3,15 @@
 #
 # make check's guard of make fstests, in the guest: mount(8) finds the
 # helper mount.fuse.fusebpf and mounts each FUSE-BPF configuration of make
-# fstests the way fstests does (fuse.fusebpf, source=DIR), a file made
-# through the mount is in the lower directory, a hard link of it counts
-# at once, and it unmounts cleanly (ptfuse exits).  TAP on stdout.
+# fstests the way fstests does (fuse.fusebpf, source=DIR), fstests' own
+# check finds it mounted there (the daemon's private mount point is gone:
+# MNT is the one FUSE mount), a file made through the mount is in the
+# lower directory and is backed (an xattr set through it lands on the lower
+# file: ptfuse serves no xattrs, so a daemon node would fail), a hard link
+# of it counts at once, and it unmounts cleanly (ptfuse exits).  A fourth
+# test keeps what fstests no longer reaches: in ptfuse's own root (mounted
+# directly), a link whose LINK reply backs the new name of a
+# daemon node counts at once in the source.  TAP on stdout.
 #   mount_test.sh SELFTESTS_DIR PTFUSE
 # SELFTESTS_DIR has fusebpf and fuse_trivial.bpf.o.  Runs in a mount
 # namespace of its own: the helper goes on a tmpfs over /usr/sbin there.
@@ -18,8 +24,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d /tmp/fstests-mount.XXXXXX)
 
 echo "TAP version 13"
-echo "1..3"
-mkdir -p "$T/sbin" "$T/lower" "$T/mnt" "$T/reg"
+echo "1..4"
+mkdir -p "$T/sbin" "$T/lower/d" "$T/mnt" "$T/reg"
 mount --bind /usr/sbin "$T/sbin"
 mount -t tmpfs -o mode=755 sbin /usr/sbin
 ln -s "$T"/sbin/* /usr/sbin/
@@ -36,14 +42,20 @@ n=0
 check() { # NAME OPTIONS
 	local name=$1 opts=$2 why= line pid= nl
 	n=$(( n + 1 ))
-	rm -f "$T/lower/f" "$T/lower/g" "$T/lower/g2"
-	if ! mount -t fuse.fusebpf -o "source=$T/lower,allow_other,$opts" fusebpf-test "$T/mnt"; then
+	rm -f "$T/lower/d/f" "$T/lower/d/g" "$T/lower/d/g2"
+	if ! mount -t fuse.fusebpf -o "source=$T/lower/d,allow_other,$opts" fusebpf-test "$T/mnt"; then
 		why="mount failed"
 	else
-		line=$(findmnt -n -o SOURCE,FSTYPE "$T/mnt")
-		[ "$(echo $line)" = "fusebpf-test fuse" ] || why="findmnt: $line"
+		# fstests' _check_if_dev_already_mounted, and its type check
+		line=$(findmnt -rncv -S fusebpf-test -o SOURCE,TARGET,FSTYPE)
+		[ "$line" = "fusebpf-test $T/mnt fuse" ] || why="findmnt: $line"
+		line=$(findmnt -rn -t fuse -o TARGET | xargs)
+		[ "$line" = "$T/mnt" ] || why+=" FUSE mounts: $line"
 		pid=$(pgrep -x ptfuse || true)
-		echo data > "$T/mnt/f" && [ "$(cat "$T/lower/f")" = data ] || why+=" file not in the lower"
+		echo data > "$T/mnt/f" && [ "$(cat "$T/lower/d/f")" = data ] || why+=" file not in the lower"
+		setfattr -n user.fstests -v backed "$T/mnt/f" &&
+			[ "$(getfattr --absolute-names --only-values -n user.fstests "$T/lower/d/f")" = backed ] ||
+			why+=" f is not backed (no xattr through it)"
 		# generic/002's first step: a link shows in the source's count at once
 		touch "$T/mnt/g" && ln "$T/mnt/g" "$T/mnt/g2" || why+=" touch or ln failed"
 		nl=$(stat -c %h "$T/mnt/g")
@@ -66,5 +78,24 @@ else
 	n=2
 fi
 check daemon-backing "daemon=$ptfuse"
+
+# ptfuse -b mounted directly: its root and what CREATE makes there are
+# daemon nodes; LINK's reply backs the new name (667035c)
+why='' pid=''
+rm -f "$T/lower/d/g" "$T/lower/d/g2"
+if "$ptfuse" -b -n fusebpf-test -o allow_other "$T/lower/d" "$T/mnt" > /dev/null; then
+	pid=$(pgrep -x ptfuse || true)
+	touch "$T/mnt/g" && ln "$T/mnt/g" "$T/mnt/g2" || why+=" touch or ln failed"
+	nl=$(stat -c %h "$T/mnt/g")
+	[ "$nl" = 2 ] || why+=" g has $nl links after ln, not 2"
+	umount "$T/mnt" || why+=" umount failed"
+	if [ -n "$pid" ]; then
+		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		! kill -0 "$pid" 2>/dev/null || why+=" ptfuse $pid did not exit"
+	fi
+else
+	why=" ptfuse failed"
+fi
+if [ -z "$why" ]; then echo "ok 4 daemon-root-link"; else echo "not ok 4 daemon-root-link:$why"; fi
 umount /usr/sbin "$T/sbin"
 rm -rf "$T"

@@ -5,7 +5,13 @@ and not run (from fstests' xunit result.xml), the failing tests, the time;
 the not-run reasons by test.  Writes RUNDIR/fstests.md and prints it; with
 --readme FILE, replaces the block between the fstests markers of FILE.
 
-    report.py RUNDIR [--readme README.md]
+    report.py RUNDIR [RUNDIR...] [--readme README.md]
+
+With several run directories (one configuration each, say, run one after
+the other), each configuration's row comes from the last directory given
+that has a result of it, and each row names its run directory and the
+tree it ran; the table is printed (and put in the README) only: each run
+directory keeps its own fstests.md and notrun.txt.
 """
 import os
 import re
@@ -63,53 +69,91 @@ def read(path, default=""):
         return default
 
 
+def config_dirs(rundirs):
+    """configuration -> the run directory its row comes from"""
+    out = {}
+    for rundir in rundirs:
+        for c in CONFIGS:
+            cdir = os.path.join(rundir, "fstests", c)
+            if os.path.isdir(cdir) and (c not in out or parse(cdir) is not None):
+                out[c] = rundir
+    return out
+
+
+def run_name(rundir):
+    return os.path.basename(os.path.realpath(rundir))
+
+
+def tests_of(rundir):
+    group = read(os.path.join(rundir, "group"))
+    args = read(os.path.join(rundir, "args"))
+    return {"default": "the %d of `workbench/fstests/default`" % len(args.split()),
+            "quick": "fstests' generic quick group"}.get(group, "`%s`" % args)
+
+
 def main(argv):
-    rundir = argv[0]
-    readme = argv[argv.index("--readme") + 1] if "--readme" in argv else None
-    base = os.path.join(rundir, "fstests")
-    configs = [c for c in CONFIGS if os.path.isdir(os.path.join(base, c))]
+    readme = None
+    if "--readme" in argv:
+        i = argv.index("--readme")
+        readme = argv[i + 1]
+        argv = argv[:i] + argv[i + 2:]
+    rundirs = argv
+    where = config_dirs(rundirs)
+    configs = [c for c in CONFIGS if c in where]
+    several = len(set(where.values())) > 1
     lines = []
-    lines.append("| configuration | run | passed | failed | not run | time | failing tests |")
-    lines.append("|---|---:|---:|---:|---:|---:|---|")
+    if several:
+        lines.append("| configuration | run | passed | failed | not run | time | failing tests | run directory (tree; tests) |")
+        lines.append("|---|---:|---:|---:|---:|---:|---|---|")
+    else:
+        lines.append("| configuration | run | passed | failed | not run | time | failing tests |")
+        lines.append("|---|---:|---:|---:|---:|---:|---|")
     notes = []
     for c in configs:
-        cdir = os.path.join(base, c)
+        cdir = os.path.join(where[c], "fstests", c)
         secs = read(os.path.join(cdir, "seconds"), "?")
         t = "%d min" % round(int(secs) / 60) if secs.isdigit() else "stopped"
+        src = (" %s (%s; %s) |" % (run_name(where[c]), read(os.path.join(where[c], "commit"), "?"),
+                                    tests_of(where[c])) if several else "")
         r = parse(cdir)
         if r is None:
-            lines.append("| %s | - | - | - | - | %s | no result.xml (check exit %s) |"
-                         % (TITLES[c], t, read(os.path.join(cdir, "status"), "?")))
+            lines.append("| %s | - | - | - | - | %s | no result.xml (check exit %s) |%s"
+                         % (TITLES[c], t, read(os.path.join(cdir, "status"), "?"), src))
             continue
         passed, failed, notrun = r
         exp = expected(c)
         shown = ", ".join(f + (" (expected)" if f in exp else "") for f in sorted(failed))
-        lines.append("| %s | %d | %d | %d | %d | %s | %s |" % (
+        lines.append("| %s | %d | %d | %d | %d | %s | %s |%s" % (
             TITLES[c], len(passed) + len(failed), len(passed), len(failed),
-            len(notrun), t, shown or "none"))
+            len(notrun), t, shown or "none", src))
         unexpected = [f for f in failed if f not in exp]
         if unexpected:
             notes.append("%s: not in workbench/fstests/expected/%s: %s"
                          % (c, c, " ".join(sorted(unexpected))))
-    group = read(os.path.join(rundir, "group"))
-    tests = {"default": "the %d of `workbench/fstests/default`"
-             % len(read(os.path.join(rundir, "args")).split()),
-             "quick": "fstests' generic quick group"}.get(
-                 group, "`%s`" % read(os.path.join(rundir, "args")))
-    head = ["fstests %s on %s (%s), tests: %s; time: the configuration's"
-            " whole check run in a 2-CPU TCG guest:" % (
-                read(os.path.join(rundir, "fstests-commit"), "?"),
-                read(os.path.join(rundir, "commit"), "?"),
-                os.path.basename(os.path.realpath(rundir)), tests), ""]
+    last = rundirs[-1]
+    fst = sorted({read(os.path.join(where[c], "fstests-commit"), "?") for c in configs})
+    tests = [tests_of(last)]
+    if several:
+        head = ["fstests %s, rows from %d runs of make fstests (each row's run"
+                " directory, tree and tests in its last column); time: the"
+                " configuration's whole check run in a 2-CPU TCG guest:" % (
+                    " and ".join(fst), len(set(where.values()))), ""]
+    else:
+        head = ["fstests %s on %s (%s), tests: %s; time: the configuration's"
+                " whole check run in a 2-CPU TCG guest:" % (
+                    read(os.path.join(last, "fstests-commit"), "?"),
+                    read(os.path.join(last, "commit"), "?"),
+                    run_name(last), tests[0]), ""]
     md = "\n".join(head + lines + ([""] + notes if notes else [])) + "\n"
-    with open(os.path.join(rundir, "fstests.md"), "w") as f:
-        f.write(md)
-    # not-run reasons, for the run directory
-    with open(os.path.join(rundir, "notrun.txt"), "w") as f:
-        for c in configs:
-            r = parse(os.path.join(base, c))
-            for name, why in sorted((r[2] if r else {}).items()):
-                f.write("%s\t%s\t%s\n" % (c, name, why))
+    if len(rundirs) == 1:
+        with open(os.path.join(last, "fstests.md"), "w") as f:
+            f.write(md)
+        # not-run reasons, for the run directory
+        with open(os.path.join(last, "notrun.txt"), "w") as f:
+            for c in configs:
+                r = parse(os.path.join(where[c], "fstests", c))
+                for name, why in sorted((r[2] if r else {}).items()):
+                    f.write("%s\t%s\t%s\n" % (c, name, why))
     print(md, end="")
     if readme:
         text = open(readme).read()
