@@ -7,6 +7,8 @@
 
 #include <linux/backing-file.h>
 #include <linux/file.h>
+#include <linux/filelock.h>
+#include <linux/fsnotify.h>
 #include <linux/namei.h>
 
 /* Lookup */
@@ -1885,17 +1887,45 @@ static int fuse_bpf_open_setup(struct fuse_bpf_req *req)
 /*
  * A regular file opened for reading only opens its backing file on the
  * first access to its data (fuse_bpf_file_get()): an open that only
- * stats, or closes at once, costs no second file.  An open for writing
- * opens it at once, so that the lower mount and inode refuse it when they
- * would (EROFS of a read-only mount, ETXTBSY of a running executable) and
- * the lower inode counts the writer from the open; so does O_DIRECT, which
- * the lower filesystem may refuse.  A directory opens its own at once.
+ * stats, or closes at once, costs no second file.  That access may hold
+ * locks (mmap_lock, a pipe's): the lower open must not wait there.  So an
+ * open for writing opens the backing file at once, and the lower mount and
+ * inode refuse it when they would (EROFS of a read-only mount, ETXTBSY of
+ * a running executable), counting the writer from the open; so does
+ * O_DIRECT, which the lower filesystem may refuse; so does a lower whose
+ * names need revalidation (NFS, FUSE: its ->open() asks a server), and a
+ * lower filesystem watched by fanotify permission events (FAN_OPEN_PERM
+ * waits for a listener).  A directory opens its own at once.
  */
 static bool fuse_bpf_open_lazy(struct inode *inode, struct file *file,
 			       int flags)
 {
+	struct dentry *lower = fuse_bpf_dentry(inode);
+
 	return S_ISREG(inode->i_mode) && !(file->f_mode & FMODE_WRITE) &&
-	       !(flags & O_DIRECT);
+	       !(flags & O_DIRECT) &&
+	       !(lower->d_flags & DCACHE_OP_REVALIDATE) &&
+	       !fsnotify_sb_has_priority_watchers(lower->d_sb,
+						  FSNOTIFY_PRIO_CONTENT);
+}
+
+/*
+ * What the lower open does at once for a reader: break a write lease on
+ * the lower inode (waiting here, in open(), as it would), and count the
+ * reader, so that no write lease is granted until the backing file counts
+ * it (fuse_bpf_file_get()) or the file is released (fuse_bpf_release()).
+ */
+static int fuse_bpf_open_later(struct inode *inode, struct fuse_file *ff,
+			       int flags)
+{
+	struct inode *lower = fuse_bpf_inode(inode);
+	int err = break_lease(lower, flags);
+
+	if (err)
+		return err;
+	i_readcount_inc(lower);
+	ff->bpf_open_flags = flags;
+	return 0;
 }
 
 /*
@@ -1927,15 +1957,18 @@ static int fuse_bpf_open_file(struct inode *inode, struct file *file,
 		ff->cred = fuse_bpf_get_caller_creds(caller);
 	else
 		ff->cred = get_cred(current_cred());
-	if (!ff->cred)
-		lower = ERR_PTR(-ENOMEM);
-	else if (!fuse_bpf_open_lazy(inode, file, flags))
+	err = ff->cred ? 0 : -ENOMEM;
+	if (!err && fuse_bpf_open_lazy(inode, file, flags)) {
+		err = fuse_bpf_open_later(inode, ff, flags);
+	} else if (!err) {
 		lower = fuse_bpf_open_backing(inode, file, flags);
-	if (IS_ERR(lower)) {
+		err = PTR_ERR_OR_ZERO(lower);
+	}
+	if (err) {
 		if (ff->cred)
 			put_cred(ff->cred);
 		fuse_file_free(ff);
-		return PTR_ERR(lower);
+		return err;
 	}
 	ff->nodeid = get_node_id(inode);
 	ff->passthrough = lower;
@@ -2033,6 +2066,8 @@ static int fuse_bpf_open_finish(struct fuse_bpf_req *req, int err)
 	if (err && o->ff) {
 		if (o->ff->passthrough)
 			fput(o->ff->passthrough);
+		else
+			i_readcount_dec(fuse_bpf_inode(req->inode));
 		put_cred(o->ff->cred);
 		fuse_file_free(o->ff);
 		o->file->private_data = NULL;

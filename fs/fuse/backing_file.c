@@ -43,9 +43,10 @@ bool fuse_bpf_open(int *err, struct inode *inode, struct file *file)
  * inode's permission but leave the backing file to the first access to
  * data: read, splice, mmap, fsync, copy_file_range, llseek, locks, poll,
  * fadvise.
- * It is opened then, with the backing credentials and the flags @file has
- * (a later F_SETFL's too), as ovl_open_realfile() would have at open.
- * Two first accesses may race: one backing file is kept.
+ * It is opened then, with the backing credentials and the flags @file was
+ * opened with (fuse_passthrough_setfl() carries a later F_SETFL's before
+ * reads, as for any backing file), as ovl_open_realfile() would have at
+ * open.  Two first accesses may race: one backing file is kept.
  *
  * Context: process context, may sleep.
  *
@@ -56,29 +57,24 @@ struct file *fuse_bpf_file_get(struct file *file)
 	struct fuse_file *ff = file->private_data;
 	struct inode *inode = file_inode(file);
 	struct file *lower = fuse_bpf_file(file);
-	int flags = FUSE_BPF_OPEN_IN_FLAGS(file);
 	const struct cred *old;
 	struct file *first;
 
 	if (lower)
 		return lower;
-	/*
-	 * An O_NOATIME that F_SETFL added is judged on the lower inode for
-	 * the caller, as fuse_passthrough_setfl() judges it.
-	 */
-	if ((flags & O_NOATIME) &&
-	    !inode_owner_or_capable(&nop_mnt_idmap, fuse_bpf_inode(inode)))
-		flags &= ~O_NOATIME;
 	old = fuse_bpf_override_creds(inode);
-	lower = fuse_bpf_open_backing(inode, file, flags);
+	lower = fuse_bpf_open_backing(inode, file, ff->bpf_open_flags);
 	revert_creds(old);
 	if (IS_ERR(lower))
 		return lower;
 	first = cmpxchg(&ff->passthrough, NULL, lower);
-	if (!first)
-		return lower;
-	fput(lower);
-	return first;
+	if (first) {
+		fput(lower);
+		return first;
+	}
+	/* The backing file counts the reader now */
+	i_readcount_dec(fuse_bpf_inode(inode));
+	return lower;
 }
 
 /**
@@ -100,27 +96,24 @@ bool fuse_bpf_release(struct file *file)
 {
 	struct fuse_file *ff = file->private_data;
 
-	if (!fuse_bpf_file_backed(file) ||
-	    !RB_EMPTY_NODE(&ff->polled_node) || !list_empty(&ff->write_entry))
+	if (!fuse_bpf_file_backed(file))
 		return false;
+	/* A read-only file never read: its open's reader count, credentials */
+	if (!ff->passthrough) {
+		i_readcount_dec(fuse_bpf_inode(file_inode(file)));
+		put_cred(ff->cred);
+		ff->cred = NULL;
+	}
 	/*
 	 * A file handle a postfilter gave at open (fuse_bpf_open_fh()), or
 	 * one of the daemon's FOPEN_PASSTHROUGH: FUSE sends its
 	 * FUSE_RELEASE(DIR), and puts a backing file that was opened.
 	 */
-	if (ff->args) {
-		if (!ff->passthrough) {
-			put_cred(ff->cred);
-			ff->cred = NULL;
-		}
+	if (ff->args || !RB_EMPTY_NODE(&ff->polled_node) ||
+	    !list_empty(&ff->write_entry))
 		return false;
-	}
-	if (ff->passthrough) {
+	if (ff->passthrough)
 		fuse_passthrough_release(ff, NULL);
-	} else {
-		put_cred(ff->cred);
-		ff->cred = NULL;
-	}
 	if (refcount_dec_and_test(&ff->count))
 		fuse_file_free(ff);
 	return true;
@@ -512,11 +505,18 @@ bool fuse_bpf_llseek(loff_t *res, struct file *file, loff_t offset,
 	struct fuse_bpf_lseek l = {
 		.in = { .offset = offset, .whence = whence },
 	};
+	struct file *lower;
 	bool backed;
 	int err;
 
 	if (!fuse_bpf_file_backed(file))
 		return false;
+	/* Not under the inode lock: a first access opens the backing file */
+	lower = fuse_bpf_file_get(file);
+	if (IS_ERR(lower)) {
+		*res = PTR_ERR(lower);
+		return true;
+	}
 	inode_lock(inode);
 	backed = fuse_bpf_file_run(&err, &fuse_bpf_lseek_op, file, &l.f);
 	/*
@@ -804,11 +804,15 @@ static int fuse_bpf_lock_setup(struct fuse_bpf_req *req)
 static int fuse_bpf_lock_backing(struct fuse_bpf_req *req, bool test)
 {
 	struct fuse_bpf_lock *lk = container_of(req, typeof(*lk), f.req);
-	struct file *lower = fuse_bpf_file_get(lk->f.file);
+	struct file *lower = fuse_bpf_file(lk->f.file);
 	struct file_lock *fl = lk->fl;
 	fl_owner_t owner = fl->c.flc_owner;
 	int err;
 
+	/* A backing file never opened holds no lock to remove */
+	if (!lower && !test && lock_is_unlock(fl))
+		return 0;
+	lower = fuse_bpf_file_get(lk->f.file);
 	if (IS_ERR(lower))
 		return PTR_ERR(lower);
 	fl->c.flc_file = lower;
@@ -952,6 +956,11 @@ bool fuse_bpf_poll(__poll_t *res, struct file *file, poll_table *wait)
 
 	if (!S_ISREG(inode->i_mode) || !fuse_bpf_file_backed(file))
 		return false;
+	/* As vfs_poll() answers for a file without ->poll(), unopened */
+	if (!fuse_bpf_file(file) && !fuse_bpf_inode(inode)->i_fop->poll) {
+		*res = DEFAULT_POLLMASK;
+		return true;
+	}
 	lower = fuse_bpf_file_get(file);
 	*res = IS_ERR(lower) ? EPOLLERR : vfs_poll(lower, wait);
 	return true;

@@ -15,6 +15,7 @@
  * on a kernel without FUSE-BPF, never set in real runs.
  */
 #define _GNU_SOURCE
+#include <sys/fanotify.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
@@ -1835,16 +1836,17 @@ static const struct first_access first_accesses[] = {
 	{ "read", fa_read }, { "mmap", fa_mmap }, { "splice", fa_splice },
 	{ "fsync", fa_fsync }, { "SEEK_DATA", fa_seek_data },
 	{ "flock", fa_flock }, { "F_SETLK", fa_posix_lock },
-	{ "fadvise", fa_fadvise }, { "poll", fa_poll },
-	{ "copy_file_range", fa_copy },
+	{ "fadvise", fa_fadvise }, { "copy_file_range", fa_copy },
 };
 
 /*
- * An open for reading that only stats or closes costs no backing file:
- * the lower file sees no open.  Each first access to data opens it once,
- * and works on it as on a file opened the usual way.  An open for writing
- * opens the lower file at once (a read-only lower mount refuses it there:
- * pt's erofs_lower), and only once.
+ * An open for reading that only stats, polls or closes costs no backing
+ * file: the lower file sees no open.  Each first access to data opens it
+ * once, and works on it as on a file opened the usual way.  An open for
+ * writing opens the lower file at once (a read-only lower mount refuses
+ * it there: pt's erofs_lower), and only once.  A reader not yet opened
+ * on the lower counts there all the same: no write lease is granted on
+ * the lower file while it is open.
  */
 TEST_F(io, backing_opened_on_first_access)
 {
@@ -1852,7 +1854,7 @@ TEST_F(io, backing_opened_on_first_access)
 					   O_WRONLY | O_TRUNC };
 	struct stat st;
 	unsigned int i;
-	int in, fd;
+	int in, fd, lfd;
 
 	if (pt_fake_mode())
 		SKIP(return, "PT_FAKE: the bind mount opens the lower itself");
@@ -1866,8 +1868,18 @@ TEST_F(io, backing_opened_on_first_access)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, fstat(fd, &st));
 	EXPECT_EQ(4, st.st_size);
-	ASSERT_EQ(0, close(fd));
+	EXPECT_EQ(0, fa_poll(fd));
 	EXPECT_EQ(0, lower_opens(in, "fa"));
+	lfd = open(LO("fa"), O_RDONLY);
+	ASSERT_LE(0, lfd);
+	EXPECT_EQ(-1, fcntl(lfd, F_SETLEASE, F_WRLCK));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, close(fd));
+	/* The reader gone, the lease is granted */
+	EXPECT_EQ(0, fcntl(lfd, F_SETLEASE, F_WRLCK));
+	EXPECT_EQ(0, fcntl(lfd, F_SETLEASE, F_UNLCK));
+	ASSERT_EQ(0, close(lfd));
+	lower_opens(in, "fa");
 
 	for (i = 0; i < ARRAY_SIZE(write_opens); i++) {
 		fd = open(MN("fa"), write_opens[i]);
@@ -1897,6 +1909,50 @@ TEST_F(io, backing_opened_on_first_access)
 		ASSERT_EQ(0, close(fd));
 	}
 	close(in);
+}
+
+/*
+ * With fanotify permission events on the lower filesystem, a read-only
+ * open opens the lower file at once: FAN_OPEN_PERM waits for its
+ * listener, which must not happen under the mmap lock of a first mmap().
+ * The listener sees the open while open() waits for its answer.
+ */
+TEST_F(io, backing_open_eager_under_fanotify_perm)
+{
+	struct fanotify_event_metadata ev;
+	struct fanotify_response resp;
+	struct pollfd p;
+	int fan, status = -1;
+	pid_t pid;
+
+	if (pt_fake_mode())
+		SKIP(return, "PT_FAKE: the bind mount opens the lower itself");
+	ASSERT_EQ(0, write_file(LO("fp"), "data", 4));
+	fan = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY);
+	ASSERT_LE(0, fan) TH_LOG("fanotify_init: %s", strerror(errno));
+	ASSERT_EQ(0, fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+				   FAN_OPEN_PERM, AT_FDCWD, LOWER));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd = open(MN("fp"), O_RDONLY);
+
+		_exit(fd < 0 ? 1 : 0);
+	}
+	p = (struct pollfd){ .fd = fan, .events = POLLIN };
+	EXPECT_EQ(1, poll(&p, 1, 5000)) TH_LOG("no FAN_OPEN_PERM at open()");
+	if (p.revents & POLLIN) {
+		ASSERT_EQ(sizeof(ev), read(fan, &ev, sizeof(ev)));
+		EXPECT_EQ(pid, ev.pid);
+		resp = (struct fanotify_response){ .fd = ev.fd,
+						   .response = FAN_ALLOW };
+		EXPECT_EQ(sizeof(resp), write(fan, &resp, sizeof(resp)));
+		close(ev.fd);
+	}
+	/* The listener gone, an open still waiting for it is allowed */
+	close(fan);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, status);
 }
 
 struct first_read {
