@@ -2120,10 +2120,9 @@ static noinline int fuse_bpf_open_run(const struct fuse_bpf_op *op,
  * Gives @file a fuse_file that holds its backing file in ff->passthrough,
  * opened with the backing credentials (fuse_bpf_open_backing()): now, or
  * for a regular file opened for reading only, on the first access to its
- * data.  A regular
- * file opened for writing keeps credentials acting for the opener
- * (fuse_bpf_get_caller_creds()).  The filters may fail the open, and
- * set or clear O_DIRECT, O_DSYNC and O_SYNC of the backing file
+ * data.  A regular file opened for writing keeps credentials acting for
+ * the opener (fuse_bpf_get_caller_creds()).  The filters may fail the
+ * open, and set or clear O_DIRECT, O_DSYNC and O_SYNC of the backing file
  * (fuse_bpf_open_flags()).  With no filter of @opcode and no daemon to
  * ask, no request is set up, as for getattr.
  *

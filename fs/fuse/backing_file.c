@@ -6,9 +6,10 @@
  * ff->passthrough, so read_iter, write_iter, splice and mmap take the FUSE
  * passthrough path (fs/fuse/passthrough.c over fs/backing-file.c).  A
  * regular file opened for reading only opens its backing file on the first
- * access to its data (fuse_bpf_file_get()).  The operations here are the rest: flush, fsync,
- * llseek, fallocate, copy_file_range and locks, and read_iter and
- * write_iter for a node whose filter has read or write filters.
+ * access to its data (fuse_bpf_file_get()).  The operations here are the
+ * rest: flush, fsync, llseek, fallocate, copy_file_range and locks, and
+ * read_iter and write_iter for a node whose filter has read or write
+ * filters.
  */
 
 #include "fuse_i.h"
@@ -42,9 +43,8 @@ bool fuse_bpf_open(int *err, struct inode *inode, struct file *file)
  * A regular file opened for reading only has its open check the lower
  * inode's permission but leave the backing file to the first access to
  * data: read, splice, mmap, fsync, copy_file_range, llseek, locks, poll,
- * fadvise.
- * It is opened then, with the backing credentials and the flags @file was
- * opened with (fuse_passthrough_setfl() carries a later F_SETFL's before
+ * fadvise.  It is opened then, with the backing credentials and the flags
+ * @file was opened with (fuse_passthrough_setfl() carries a later F_SETFL's before
  * reads, as for any backing file), as ovl_open_realfile() would have at
  * open.  Two first accesses may race: one backing file is kept.
  *
@@ -81,12 +81,14 @@ struct file *fuse_bpf_file_get(struct file *file)
  * fuse_bpf_release() - Release a file whose open FUSE-BPF served
  * @file: the FUSE file, its last reference gone
  *
- * fuse_bpf_open_common() made its fuse_file: no release request for the
- * daemon (no ff->args), never on the inode's write files nor among the
- * connection's polled files (poll asks the backing file).  Releasing it
- * is putting the backing file (if it was ever opened) and credentials,
- * then the fuse_file with its last reference, what fuse_file_release() would do after taking two
- * spinlocks and waking poll waiters there are none of.  Flock and POSIX
+ * fuse_bpf_open_common() made its fuse_file: never on the inode's write
+ * files nor among the connection's polled files (poll asks the backing
+ * file), and with no release request for the daemon (no ff->args) unless
+ * an open postfilter gave it a file handle.  Releasing it is putting the
+ * backing file (or, never opened, the reader count of its open) and
+ * credentials, then the fuse_file with its last reference, what
+ * fuse_file_release() would do after taking two spinlocks and waking poll
+ * waiters there are none of.  Flock and POSIX
  * locks went with the backing file's.
  *
  * Return: true if @file was released; false for any other file, which
@@ -451,11 +453,10 @@ static int fuse_bpf_lseek_pre(struct fuse_bpf_req *req,
 static int fuse_bpf_lseek_backing(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_lseek *l = container_of(req, typeof(*l), f.req);
-	struct file *lower = fuse_bpf_file_get(l->f.file);
+	/* Opened by fuse_bpf_llseek(), before the inode lock */
+	struct file *lower = fuse_bpf_file(l->f.file);
 	loff_t pos;
 
-	if (IS_ERR(lower))
-		return PTR_ERR(lower);
 	lower->f_pos = l->f.file->f_pos;
 	pos = vfs_llseek(lower, l->in.offset, l->in.whence);
 	l->out.offset = pos;
@@ -505,16 +506,14 @@ bool fuse_bpf_llseek(loff_t *res, struct file *file, loff_t offset,
 	struct fuse_bpf_lseek l = {
 		.in = { .offset = offset, .whence = whence },
 	};
-	struct file *lower;
 	bool backed;
 	int err;
 
 	if (!fuse_bpf_file_backed(file))
 		return false;
 	/* Not under the inode lock: a first access opens the backing file */
-	lower = fuse_bpf_file_get(file);
-	if (IS_ERR(lower)) {
-		*res = PTR_ERR(lower);
+	if (fuse_bpf_file_io(&err, file)) {
+		*res = err;
 		return true;
 	}
 	inode_lock(inode);
