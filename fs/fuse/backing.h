@@ -622,6 +622,8 @@ bool fuse_bpf_fileattr_get(int *err, struct dentry *entry,
 			   struct fileattr *fa);
 bool fuse_bpf_fileattr_set(int *err, struct dentry *entry,
 			   struct fileattr *fa);
+bool fuse_bpf_fiemap(int *err, struct inode *inode,
+		     struct fiemap_extent_info *fieinfo, u64 start, u64 len);
 
 #else /* !CONFIG_FUSE_BPF */
 
@@ -942,6 +944,13 @@ static inline bool fuse_bpf_fileattr_get(int *err, struct dentry *entry,
 
 static inline bool fuse_bpf_fileattr_set(int *err, struct dentry *entry,
 					 struct fileattr *fa)
+{
+	return false;
+}
+
+static inline bool fuse_bpf_fiemap(int *err, struct inode *inode,
+				   struct fiemap_extent_info *fieinfo,
+				   u64 start, u64 len)
 {
 	return false;
 }

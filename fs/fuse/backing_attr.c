@@ -1595,3 +1595,38 @@ bool fuse_bpf_fileattr_set(int *err, struct dentry *entry, struct fileattr *fa)
 {
 	return fuse_bpf_fileattr(err, entry, fa, true);
 }
+
+/**
+ * fuse_bpf_fiemap() - Map the extents of a backed file
+ * @err: where the result goes: 0 or an errno
+ * @inode: the FUSE inode
+ * @fieinfo: the request, as ioctl_fiemap() set it up
+ * @start: first byte to map
+ * @len: bytes to map
+ *
+ * Gives the lower inode's extents, from its ->fiemap() with the backing
+ * credentials, as ovl_fiemap() does (-EOPNOTSUPP if the lower has none).
+ * FUSE has no request for FS_IOC_FIEMAP: no filter runs, and the daemon is
+ * never asked.
+ *
+ * Return: true if the node has a backing inode, the result in @err; false
+ * otherwise.
+ */
+bool fuse_bpf_fiemap(int *err, struct inode *inode,
+		     struct fiemap_extent_info *fieinfo, u64 start, u64 len)
+{
+	struct inode *lower;
+	const struct cred *old;
+
+	if (!fuse_bpf_backed(inode))
+		return false;
+	lower = fuse_bpf_inode(inode);
+	if (!lower->i_op->fiemap) {
+		*err = -EOPNOTSUPP;
+		return true;
+	}
+	old = fuse_bpf_override_creds(inode);
+	*err = lower->i_op->fiemap(lower, fieinfo, start, len);
+	revert_creds(old);
+	return true;
+}

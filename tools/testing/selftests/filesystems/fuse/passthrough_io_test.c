@@ -25,6 +25,8 @@
 #include <sys/uio.h>
 #include <linux/aio_abi.h>
 #include <linux/falloc.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 
 #include "passthrough.h"
 
@@ -1554,6 +1556,67 @@ TEST_F(io, fallocate_insert_range)
 	if (variant->kind == PT_EXT4)
 		EXPECT_EQ(FA_LEN + 4 * PAGE, fd_size(f.fm));
 	fa_close(&f);
+}
+
+/* FS_IOC_FIEMAP through @fd into @m; -1 and errno on failure */
+struct fiemap8 {
+	struct fiemap fm;
+	struct fiemap_extent fe[8];
+};
+
+static int fiemap8(int fd, struct fiemap8 *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->fm.fm_length = FIEMAP_MAX_OFFSET;
+	m->fm.fm_flags = FIEMAP_FLAG_SYNC;
+	m->fm.fm_extent_count = 8;
+	return ioctl(fd, FS_IOC_FIEMAP, &m->fm);
+}
+
+/*
+ * FS_IOC_FIEMAP on a backed file maps the lower file's extents, as
+ * overlayfs does: ext4's, hole included; tmpfs has no ->fiemap(), and the
+ * mount says EOPNOTSUPP as the lower does.
+ */
+TEST_F(io, fiemap_maps_the_lower_file)
+{
+	struct fiemap8 m, l;
+	unsigned int i;
+	char buf[PAGE];
+	int fm, fl;
+
+	memset(buf, 'f', sizeof(buf));
+	fm = open(MN("fiemap"), O_RDWR | O_CREAT, 0644);
+	ASSERT_LE(0, fm);
+	ASSERT_EQ(PAGE, pwrite(fm, buf, PAGE, 0));
+	ASSERT_EQ(PAGE, pwrite(fm, buf, PAGE, 64 * PAGE));
+	ASSERT_EQ(0, fsync(fm));
+	fl = open(LO("fiemap"), O_RDONLY);
+	ASSERT_LE(0, fl);
+
+	if (variant->kind != PT_EXT4) {
+		ASSERT_EQ(-1, fiemap8(fl, &l));
+		ASSERT_EQ(EOPNOTSUPP, errno);
+		EXPECT_EQ(-1, fiemap8(fm, &m));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+		goto out;
+	}
+	ASSERT_EQ(0, fiemap8(fl, &l));
+	ASSERT_EQ(0, fiemap8(fm, &m)) TH_LOG("FIEMAP: %s", strerror(errno));
+	/* Two extents with a hole between them, the lower's blocks */
+	ASSERT_EQ(2, l.fm.fm_mapped_extents);
+	ASSERT_EQ(l.fm.fm_mapped_extents, m.fm.fm_mapped_extents);
+	for (i = 0; i < m.fm.fm_mapped_extents; i++) {
+		EXPECT_EQ(l.fe[i].fe_logical, m.fe[i].fe_logical);
+		EXPECT_EQ(l.fe[i].fe_physical, m.fe[i].fe_physical);
+		EXPECT_EQ(l.fe[i].fe_length, m.fe[i].fe_length);
+		EXPECT_EQ(l.fe[i].fe_flags, m.fe[i].fe_flags);
+	}
+	EXPECT_EQ(64 * PAGE, m.fe[1].fe_logical);
+	EXPECT_TRUE(m.fe[1].fe_flags & FIEMAP_EXTENT_LAST);
+out:
+	close(fl);
+	close(fm);
 }
 
 /* ------------------------------------------------------------------ */
