@@ -23,16 +23,23 @@ struct fuse_bpf_lookup {
 	struct dentry *lower;
 	struct dentry *res;
 	int valid;			/* revalidation's result */
+	u64 attr_version;		/* before the daemon's postfilter */
+	u64 evict_ctr;
 };
 
 static int fuse_bpf_lookup_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_lookup *l = container_of(req, typeof(*l), req);
 
+	struct fuse_conn *fc = get_fuse_conn(req->inode);
+
 	fuse_bpf_buf_name(req, &l->name, l->qname);
 	fuse_bpf_arg_buf(req, &l->name);
 	fuse_bpf_arg_out(req, sizeof(l->out), &l->out);
 	l->entries.flags = BPF_FUSE_IMMUTABLE;
+	/* As fuse_lookup_name() reads them before it asks the daemon */
+	l->attr_version = fuse_get_attr_version(fc);
+	l->evict_ctr = fuse_get_evict_ctr(fc);
 	return 0;
 }
 
@@ -74,10 +81,47 @@ static int fuse_bpf_lookup_post(struct fuse_bpf_req *req,
 {
 	struct fuse_bpf_lookup *l = container_of(req, typeof(*l), req);
 
+	int ret;
+
 	if (!ops->lookup_postfilter)
 		return 0;
-	return ops->lookup_postfilter(&req->meta, &l->name, &l->out,
-				      &l->entries);
+	ret = ops->lookup_postfilter(&req->meta, &l->name, &l->out,
+				     &l->entries);
+	/*
+	 * Node ids are the daemon's to give (its postfilter may): one a
+	 * program made up could name another node's inode.
+	 */
+	return l->out.nodeid ? -EINVAL : ret;
+}
+
+/*
+ * The daemon's postfilter gave the name a node of its own: the daemon
+ * serves it from now on, as if it had answered the FUSE_LOOKUP
+ * (fuse_lookup_name()), and is owed a FORGET of it.
+ */
+static int fuse_bpf_lookup_daemon(struct fuse_bpf_lookup *l)
+{
+	struct fuse_conn *fc = get_fuse_conn(l->req.inode);
+	struct fuse_entry_out *out = &l->out;
+	struct fuse_forget_link *forget;
+	struct inode *inode;
+
+	if (fuse_kernel_nodeid(out->nodeid) || out->nodeid == FUSE_ROOT_ID ||
+	    fuse_invalid_attr(&out->attr))
+		return -EIO;
+	inode = fuse_iget(l->req.inode->i_sb, out->nodeid, out->generation,
+			  &out->attr, ATTR_TIMEOUT(out), l->attr_version,
+			  l->evict_ctr);
+	if (!inode) {
+		forget = kzalloc(sizeof(*forget), GFP_KERNEL | __GFP_NOFAIL);
+		fuse_queue_forget(fc, forget, out->nodeid, 1);
+		return -ENOMEM;
+	}
+	l->res = d_splice_alias(inode, l->entry);
+	if (IS_ERR(l->res))
+		return PTR_ERR(l->res);
+	fuse_change_entry_timeout(l->res ?: l->entry, out);
+	return 0;
 }
 
 static int fuse_bpf_lookup_finish(struct fuse_bpf_req *req, int err)
@@ -86,9 +130,9 @@ static int fuse_bpf_lookup_finish(struct fuse_bpf_req *req, int err)
 	struct path path = { .mnt = fuse_bpf_path(req->inode)->mnt };
 	struct inode *inode = NULL;
 
-	if (err) {
+	if (err || l->out.nodeid) {
 		dput(l->lower);
-		return err;
+		return err ?: fuse_bpf_lookup_daemon(l);
 	}
 	path.dentry = l->lower;
 	if (d_really_is_positive(l->lower))
@@ -123,6 +167,8 @@ static int fuse_bpf_relookup_finish(struct fuse_bpf_req *req, int err)
 
 	if (err)
 		l->valid = err == -ENOENT && !inode;
+	else if (l->out.nodeid)
+		l->valid = 0;	/* the daemon takes the name: look it up again */
 	else if (inode)
 		l->valid = fuse_bpf_backed(inode) &&
 			   d_inode(l->lower) == fuse_bpf_inode(inode);
@@ -2238,7 +2284,11 @@ static int fuse_bpf_readdir_setup(struct fuse_bpf_req *req)
 
 	r->in.fh = fuse_bpf_fh(r->file);
 	fuse_bpf_arg_in(req, sizeof(r->in), &r->in);
-	/* As FUSE_READDIR replies: the records, read for a postfilter */
+	/*
+	 * The postfilters' view of the reply, as the RFC's: where listing
+	 * goes on, then the records, read for a postfilter.
+	 */
+	fuse_bpf_arg_out(req, sizeof(r->out), &r->out);
 	fuse_bpf_arg_out_buf(req, &r->buffer);
 	return 0;
 }

@@ -96,45 +96,6 @@ struct bpf_fuse_meta_info {
 };
 
 /**
- * struct fuse_read_out - the readdir postfilter's view of a FUSE_READDIR reply
- * @offset: the lower directory's position after the chunk of records:
- *	where listing goes on once the caller has taken the records the
- *	postfilter leaves (all of them, or none)
- * @again: the RFC's; not read
- * @padding: unused
- *
- * The records themselves are in the postfilter's &struct fuse_buffer.
- */
-struct fuse_read_out {
-	u64 offset;
-	u32 again;
-	u32 padding;
-};
-
-/**
- * struct fuse_read_iter_out - the result of a read, for its postfilter
- * @ret: the bytes read from the backing file (0 after an error).  The
- *	caller gets the backing file's result whatever the postfilter
- *	writes here; only an errno returned by it fails the read.
- *
- * The result of a read or write, for its postfilter: this one a read's,
- * &struct fuse_write_iter_out a write's.
- */
-struct fuse_read_iter_out {
-	u64 ret;
-};
-
-/**
- * struct fuse_write_iter_out - the result of a write, for its postfilter
- * @ret: the bytes written to the backing file (0 after an error).  The
- *	caller gets the backing file's result whatever the postfilter
- *	writes here; only an errno returned by it fails the write.
- */
-struct fuse_write_iter_out {
-	u64 ret;
-};
-
-/**
  * struct fuse_ops - a FUSE-BPF filter, a struct_ops type
  * @open_prefilter: FUSE_OPEN of a file; may fail it, and set or clear
  *	O_DIRECT, O_DSYNC and O_SYNC of the backing file

@@ -159,20 +159,6 @@ static int touch_in(const char *dir, const char *name)
 	return pt_write_file(path, "", 0644);
 }
 
-/* Make @n empty files @fmt (with one %d) in @dir */
-static int make_files(const char *dir, const char *fmt, int n)
-{
-	char name[NAME_MAX + 1];
-	int i;
-
-	for (i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), fmt, i);
-		if (touch_in(dir, name))
-			return -1;
-	}
-	return 0;
-}
-
 /* A name of @len times @c, in @buf */
 static char *long_name(char *buf, char c, size_t len)
 {
@@ -247,9 +233,9 @@ TEST_F(filter, hide)
 	ASSERT_EQ(0, mkdir(LO("shown"), 0755));
 	ASSERT_EQ(0, mkdir(LO("shown/hidden"), 0755));
 	ASSERT_EQ(0, mkdir(LO("big"), 0755));
-	ASSERT_EQ(0, make_files(LO("big"), "a-long-file-name-%04d", 200));
+	ASSERT_EQ(0, pt_make_files(LO("big"), "a-long-file-name-%04d", 200));
 	ASSERT_EQ(0, mkdir(LO("big/hidden"), 0755));
-	ASSERT_EQ(0, make_files(LO("big"), "z-long-file-name-%04d", 200));
+	ASSERT_EQ(0, pt_make_files(LO("big"), "z-long-file-name-%04d", 200));
 	mount_view(_metadata, "hide");
 
 	EXPECT_EQ(ENOENT, err_of(stat(MN("hidden"), &st)));
@@ -317,48 +303,6 @@ TEST_F(filter, hide_lower_changes)
 #define BIG_FILES	1000
 
 /*
- * Read @dir with getdents64() into a buffer of @bufsize bytes: the
- * entries the first call returns in *@first, and all of them (0 if one
- * of "a-%04d" came twice or not at all, or if a call failed).
- */
-static int getdents_count(const char *dir, size_t bufsize, int *first)
-{
-	static bool seen[BIG_FILES];
-	int fd, i, n = 0, calls = 0, total = 0;
-	char *buf = malloc(bufsize);
-	long len, off;
-
-	*first = -1;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || !buf)
-		goto out;
-	memset(seen, 0, sizeof(seen));
-	while ((len = syscall(SYS_getdents64, fd, buf, bufsize)) > 0) {
-		for (off = 0; off < len; n++) {
-			struct dirent64 *de = (void *)(buf + off);
-
-			if (sscanf(de->d_name, "a-%d", &i) == 1 && i >= 0 &&
-			    i < BIG_FILES) {
-				if (seen[i])
-					goto out;
-				seen[i] = true;
-			}
-			off += de->d_reclen;
-		}
-		if (!calls++)
-			*first = n;
-	}
-	for (i = 0; len == 0 && i < BIG_FILES && seen[i]; i++)
-		;
-	total = i == BIG_FILES ? n : 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return total;
-}
-
-/*
  * With a readdir postfilter, one getdents64() call returns as many
  * entries as the lower's does, the filter running on chunk after chunk
  * until the caller's buffer is full; small buffers that fill in the
@@ -373,18 +317,18 @@ TEST_F(filter, hide_getdents_fills_buffer)
 	ASSERT_NE(NULL, skel);
 	reg = register_map(_metadata, skel->maps.hide_ops);
 	ASSERT_EQ(0, mkdir(LO("big"), 0755));
-	ASSERT_EQ(0, make_files(LO("big"), "a-%04d", BIG_FILES));
+	ASSERT_EQ(0, pt_make_files(LO("big"), "a-%04d", BIG_FILES));
 	mount_view(_metadata, "hide");
 
-	EXPECT_EQ(BIG_FILES + 2, getdents_count(LO("big"), 65536, &first_lo));
-	EXPECT_EQ(BIG_FILES + 2, getdents_count(MN("big"), 65536, &first_mn));
+	EXPECT_EQ(BIG_FILES + 2, pt_getdents_count(LO("big"), "a-", BIG_FILES, 65536, &first_lo));
+	EXPECT_EQ(BIG_FILES + 2, pt_getdents_count(MN("big"), "a-", BIG_FILES, 65536, &first_mn));
 	EXPECT_EQ(BIG_FILES + 2, first_lo);
 	EXPECT_EQ(first_lo, first_mn)
 		TH_LOG("one getdents64 of 64 KiB: %d entries on the lower, %d through the mount",
 		       first_lo, first_mn);
-	EXPECT_EQ(BIG_FILES + 2, getdents_count(MN("big"), 1000, &first_mn));
+	EXPECT_EQ(BIG_FILES + 2, pt_getdents_count(MN("big"), "a-", BIG_FILES, 1000, &first_mn));
 	EXPECT_LT(0, first_mn);
-	EXPECT_EQ(BIG_FILES + 2, getdents_count(MN("big"), 100, &first_mn));
+	EXPECT_EQ(BIG_FILES + 2, pt_getdents_count(MN("big"), "a-", BIG_FILES, 100, &first_mn));
 
 	bpf_link__destroy(reg);
 	fuse_hide__destroy(skel);
@@ -453,7 +397,7 @@ TEST_F(filter, suffix_many)
 	ASSERT_NE(NULL, skel);
 	reg = register_map(_metadata, skel->maps.suffix_ops);
 	ASSERT_EQ(0, mkdir(LO("many"), 0755));
-	ASSERT_EQ(0, make_files(LO("many"), "f%04d", 500));
+	ASSERT_EQ(0, pt_make_files(LO("many"), "f%04d", 500));
 	/* The longest name that takes the suffix, and one a byte longer */
 	ASSERT_EQ(0, touch_in(LO("many"), long_name(name, 'y', NAME_MAX - 3)));
 	ASSERT_EQ(0, touch_in(LO("many"), long_name(name, 'x', NAME_MAX - 4)));
@@ -510,7 +454,7 @@ TEST_F(filter, redact)
 	ASSERT_EQ(0, redact_set(skel, 1, ".#"));
 	ASSERT_EQ(0, redact_set(skel, 3, "backup-"));
 	reg = register_map(_metadata, skel->maps.redact_ops);
-	ASSERT_EQ(0, make_files(LOWER, "tmp-%04d", 300));
+	ASSERT_EQ(0, pt_make_files(LOWER, "tmp-%04d", 300));
 	ASSERT_EQ(0, pt_write_file(LO("tmpfile"), "", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("tmp"), "", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("tm"), "", 0644));
@@ -1880,7 +1824,7 @@ TEST_F_TIMEOUT(filter, readdir_offset_spin_bounded, 120)
 
 	ASSERT_NE(NULL, skel);
 	reg = register_map(_metadata, skel->maps.retval_ops);
-	ASSERT_EQ(0, make_files(LOWER, "f%d", 8));
+	ASSERT_EQ(0, pt_make_files(LOWER, "f%d", 8));
 	mount_view(_metadata, "retval");
 	EXPECT_TRUE(dir_has(MNT, "f7"));
 

@@ -455,30 +455,38 @@ static int rewrite_getxattr(struct fuse_daemon *d, const struct freq *f,
 	return reply_iov(d, f, w, &iov, 1);
 }
 
+/* READDIR_END: the rule's size that ends the call with the first chunk */
+#define READDIR_END	1
+
 /*
- * READDIR postfilter: the records of the chunk, then one of the daemon,
- * named @text, whose off is that of the chunk's last record.  In the
- * first chunk only: appended to every chunk, it would keep the listing
- * from ever ending.
+ * READDIR postfilter: struct fuse_read_out, whose offset must be the off
+ * of the chunk's last record (where the lower directory goes on), then the
+ * records.  In the first chunk only (appended to every chunk, a record
+ * would keep the listing from ever ending), @size READDIR_END: the same
+ * records, the offset set back to the chunk's own, which ends the call
+ * there; otherwise the records and one of the daemon, named @text, whose
+ * off is that of the chunk's last record.
  */
 static int rewrite_readdir(struct fuse_daemon *d, const struct freq *f,
-			   struct seen *w, const char *text)
+			   struct seen *w, const char *text, __u64 size)
 {
 	__u64 rec[FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET + NAME_LEN) / 8] = { 0 };
 	struct fuse_dirent de, *nd = (struct fuse_dirent *)rec;
 	size_t len, pos = 0, reclen;
+	struct fuse_read_out out;
 	struct fuse_read_in in;
-	struct iovec iov[2];
+	struct iovec iov[3];
 	const char *recs;
 	__u64 off = 0;
 
-	if (f->len < sizeof(in))
+	if (f->error_in)
+		return reply_iov(d, f, w, NULL, 0);
+	if (f->len < sizeof(in) + sizeof(out))
 		return bad_request(d);
 	memcpy(&in, f->in, sizeof(in));
-	recs = f->in + sizeof(in);
-	len = f->len - sizeof(in);
-	if (f->error_in || in.offset || !len)
-		return reply_iov(d, f, w, NULL, 0);
+	memcpy(&out, f->in + sizeof(in), sizeof(out));
+	recs = f->in + sizeof(in) + sizeof(out);
+	len = f->len - sizeof(in) - sizeof(out);
 	while (pos < len) {
 		if (len - pos < FUSE_NAME_OFFSET)
 			return bad_request(d);
@@ -489,6 +497,17 @@ static int rewrite_readdir(struct fuse_daemon *d, const struct freq *f,
 		off = de.off;
 		pos += reclen;
 	}
+	if (len && out.offset != off)
+		return bad_request(d);
+	if (in.offset || !len)
+		return reply_iov(d, f, w, NULL, 0);
+	iov[0] = iov_of(&out, sizeof(out));
+	iov[1] = iov_of(recs, len);
+	if (size == READDIR_END) {
+		out.offset = in.offset;
+		w->rewrote = true;
+		return reply_iov(d, f, w, iov, 2);
+	}
 	nd->ino = DAEMON_INO;
 	nd->off = off;
 	nd->namelen = strlen(text);
@@ -497,10 +516,32 @@ static int rewrite_readdir(struct fuse_daemon *d, const struct freq *f,
 	reclen = FUSE_DIRENT_SIZE(nd);
 	if (len + reclen > in.size)
 		return bad_request(d);
-	iov[0] = iov_of(recs, len);
-	iov[1] = iov_of(rec, reclen);
+	iov[2] = iov_of(rec, reclen);
 	w->rewrote = true;
-	return reply_iov(d, f, w, iov, 2);
+	return reply_iov(d, f, w, iov, 3);
+}
+
+/*
+ * LOOKUP postfilter: the daemon gives the name its own node of that name
+ * in the root, counted as a LOOKUP reply counts it (a FORGET follows).
+ */
+static int rewrite_lookup(struct fuse_daemon *d, const struct freq *f,
+			  struct seen *w)
+{
+	struct fuse_daemon_node *node;
+	struct fuse_entry_out out;
+	struct iovec iov;
+
+	if (f->error_in || !f->name)
+		return bad_request(d);
+	node = fuse_daemon_find_child(d, FUSE_ROOT_ID, f->name);
+	if (!node)
+		return bad_request(d);
+	fuse_daemon_fill_entry(d, node, &out);
+	node->nlookup++;
+	iov = iov_of(&out, sizeof(out));
+	w->rewrote = true;
+	return reply_iov(d, f, w, &iov, 1);
 }
 
 /* ANS_REWRITE: the request's own body, with the rule's data in */
@@ -525,7 +566,9 @@ static int rewrite(struct fuse_daemon *d, const struct freq *f,
 	case FUSE_GETXATTR | FUSE_POSTFILTER:
 		return rewrite_getxattr(d, f, w, r->data);
 	case FUSE_READDIR | FUSE_POSTFILTER:
-		return rewrite_readdir(d, f, w, r->data);
+		return rewrite_readdir(d, f, w, r->data, r->size);
+	case FUSE_LOOKUP | FUSE_POSTFILTER:
+		return rewrite_lookup(d, f, w);
 	}
 	return bad_request(d);
 }
@@ -1232,6 +1275,106 @@ TEST_F(ufilter, readdir_postfilter_adds_entry)
 	EXPECT_LE(PIN + sizeof(in) + 5 * FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET + 1),
 		  (size_t)w->arglen);
 	EXPECT_TAKEN(w);
+}
+
+/*
+ * A LOOKUP | FUSE_POSTFILTER answer that carries a node id gives the name
+ * the daemon's node: the daemon serves it from then on (its data, not the
+ * lower file's; its READ of that node id reaches it), and gets
+ * a FORGET for it at the end (the daemon counts the answer as a lookup;
+ * a FORGET it did not expect fails the unmount's status).
+ */
+TEST_F(ufilter, lookup_postfilter_gives_daemon_node)
+{
+	__u32 opcode = FUSE_LOOKUP | FUSE_POSTFILTER;
+	const struct seen *w;
+	struct stat st;
+
+	self->skel->bss->verdict[FUSE_LOOKUP] = BPF_FUSE_USER_POSTFILTER;
+	rule_rewrite(self->s, opcode, "f", "");
+
+	EXPECT_FILE(DAEMON_DATA, MN("f"));
+	ASSERT_EQ(0, stat(MN("f"), &st));
+	EXPECT_EQ((off_t)strlen(DAEMON_DATA), st.st_size);
+	/* Names the daemon's postfilter keeps stay the lower's */
+	EXPECT_FILE(LOWER_G, MN("g"));
+	EXPECT_FILE(LOWER_F, LO("f"));
+
+	ASSERT_TRUE(quiesce(self->s));
+	w = last_seen(self->s, opcode, "f");
+	ASSERT_NE(NULL, w);
+	EXPECT_TRUE(w->rewrote);
+	EXPECT_EQ(0, w->reply_err);
+	w = last_seen(self->s, FUSE_READ, NULL);
+	ASSERT_NE(NULL, w) TH_LOG("the daemon never read its node");
+	EXPECT_EQ(self->id_f, w->nodeid);
+}
+
+/*
+ * A BPF lookup postfilter that writes a node id fails the lookup with
+ * EINVAL: a made-up id could name another node's inode.  The daemon
+ * never sees it.
+ */
+TEST_F(ufilter, lookup_postfilter_bpf_nodeid_refused)
+{
+	struct stat st;
+
+	self->skel->bss->verdict[FUSE_LOOKUP] = BPF_FUSE_POSTFILTER;
+	self->skel->bss->lookup_nodeid = self->id_g;
+	EXPECT_EQ(-1, stat(MN("g"), &st));
+	EXPECT_EQ(EINVAL, errno);
+	self->skel->bss->lookup_nodeid = 0;
+	ASSERT_EQ(0, stat(MN("g"), &st));
+	EXPECT_EQ((off_t)strlen(LOWER_G), st.st_size);
+	ASSERT_TRUE(quiesce(self->s));
+	EXPECT_EQ(NULL, last_seen(self->s, FUSE_LOOKUP | FUSE_POSTFILTER,
+				  NULL));
+}
+
+/* 40-character names: 64 bytes a record, 64 records to a chunk */
+#define STEER_FILES	200
+#define STEER_PREFIX	"steer-the-offset-of-the-listing-here-"
+
+/*
+ * READDIR | FUSE_POSTFILTER carries struct fuse_read_out after the
+ * request, whose offset is the lower directory's next one (the handler
+ * checks it against the chunk's last record), and the daemon steers the
+ * listing with it as a BPF postfilter does: set back to the chunk's own
+ * offset, one getdents64() call ends with the first chunk (a page of
+ * records) where it would list the whole directory; the next calls go on
+ * after it, every name once.
+ */
+TEST_F(ufilter, readdir_postfilter_steers_offset)
+{
+	__u32 opcode = FUSE_READDIR | FUSE_POSTFILTER;
+	const int all = STEER_FILES + 6;	/* . .. d f g p */
+	const struct seen *w;
+	struct rule *r;
+	int first;
+
+	ASSERT_EQ(0, pt_make_files(PT_LOWER, STEER_PREFIX "%03d",
+				   STEER_FILES));
+	self->skel->bss->verdict[FUSE_READDIR] = BPF_FUSE_USER_POSTFILTER;
+
+	/* Kept as it is: one call of 64 KiB lists everything */
+	EXPECT_EQ(all, pt_getdents_count(PT_MNT, STEER_PREFIX, STEER_FILES,
+					 65536, &first));
+	EXPECT_EQ(all, first);
+
+	r = rule_rewrite(self->s, opcode, "", "");
+	r->size = READDIR_END;
+	EXPECT_EQ(all, pt_getdents_count(PT_MNT, STEER_PREFIX, STEER_FILES,
+					 65536, &first));
+	EXPECT_LT(1, first);
+	EXPECT_GT(all / 2, first)
+		TH_LOG("the first getdents64() listed %d of %d entries",
+		       first, all);
+
+	ASSERT_TRUE(quiesce(self->s));
+	w = last_seen(self->s, opcode, NULL);
+	ASSERT_NE(NULL, w);
+	EXPECT_EQ(0, w->reply_err);
+	EXPECT_EQ(0UL, load(&self->s->bad));
 }
 
 #define XATTR		"user.k"

@@ -44,7 +44,8 @@
  *   prefilter   the operation's request body
  *   postfilter  struct fuse_postfilter_in   8 bytes  s32 error_in, u32 0
  *               the operation's request body
- *               if error_in is 0: the operation's reply body
+ *               if error_in is 0: the operation's reply body (READDIR:
+ *               struct fuse_read_out, then the fuse_dirent records)
  *
  * Each is answered once, with a fuse_out_header and: an error (the
  * operation fails with it), nothing (inputs, or result and outputs, stay),

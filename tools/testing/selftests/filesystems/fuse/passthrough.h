@@ -701,6 +701,66 @@ static inline unsigned long long pt_env_num(const char *name,
 	return v && *v ? strtoull(v, NULL, 0) : def;
 }
 
+/* Make @n empty files @fmt (with one %d) in @dir */
+static inline int pt_make_files(const char *dir, const char *fmt, int n)
+{
+	char path[PATH_MAX], name[NAME_MAX + 1];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), fmt, i);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		if (pt_write_file(path, "", 0644))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Read @dir with getdents64() into a buffer of @bufsize bytes: the
+ * entries the first call returns in *@first, and all of them (0 if one of
+ * the @n names "@prefix%d" came twice or not at all, or if a call failed).
+ */
+static inline int pt_getdents_count(const char *dir, const char *prefix,
+				    int n, size_t bufsize, int *first)
+{
+	int fd, i, nr = 0, calls = 0, total = 0;
+	size_t plen = strlen(prefix);
+	bool *seen = calloc(n, sizeof(*seen));
+	char *buf = malloc(bufsize);
+	long len = -1, off;
+
+	*first = -1;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || !buf || !seen)
+		goto out;
+	while ((len = syscall(SYS_getdents64, fd, buf, bufsize)) > 0) {
+		for (off = 0; off < len; nr++) {
+			struct dirent64 *de = (void *)(buf + off);
+
+			off += de->d_reclen;
+			if (strncmp(de->d_name, prefix, plen) ||
+			    sscanf(de->d_name + plen, "%d", &i) != 1 ||
+			    i < 0 || i >= n)
+				continue;
+			if (seen[i])
+				goto out;
+			seen[i] = true;
+		}
+		if (!calls++)
+			*first = nr;
+	}
+	for (i = 0; len == 0 && i < n && seen[i]; i++)
+		;
+	total = len == 0 && i == n ? nr : 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	free(seen);
+	return total;
+}
+
 /* @path holds exactly @data */
 #define EXPECT_FILE(data, path) do { \
 	const char *__data = (data), *__path = (path); \

@@ -7,9 +7,10 @@
  * of names starting with "upre_" go to the daemon's prefilter and those of
  * names starting with "upost_" to its postfilter, whatever the verdict.
  * Reads and writes starting below read_daemon_below and
- * write_daemon_below go to the daemon.  The getattr and open postfilters
- * return post_verdict[] of their opcode; the open postfilter gives the file
- * the handle open_fh unless it is 0.
+ * write_daemon_below go to the daemon.  The lookup, getattr and open
+ * postfilters return post_verdict[] of their opcode; the open postfilter
+ * gives the file the handle open_fh unless it is 0, the lookup postfilter
+ * writes lookup_nodeid into its output's nodeid unless it is 0.
  */
 #include "fuse_bpf.h"
 
@@ -23,6 +24,8 @@ __u64 read_daemon_below;
 __u64 write_daemon_below;
 /* The file handle the open postfilter gives, unless 0 */
 __u64 open_fh;
+/* The node id the lookup postfilter writes into its output, unless 0 */
+__u64 lookup_nodeid;
 
 /*
  * Whether the name in @buf starts with the @len bytes of @pfx: @len is a
@@ -50,6 +53,16 @@ __u32 BPF_PROG(ufilter_lookup_pre, const struct bpf_fuse_meta_info *meta,
 	if (fuse_name_has_prefix(name, "upost_"))
 		return BPF_FUSE_USER_POSTFILTER;
 	return verdict[FUSE_LOOKUP];
+}
+
+SEC("struct_ops/lookup_postfilter")
+__u32 BPF_PROG(ufilter_lookup_post, const struct bpf_fuse_meta_info *meta,
+	       const struct fuse_buffer *name, struct fuse_entry_out *out,
+	       struct fuse_buffer *entries)
+{
+	if (lookup_nodeid)
+		out->nodeid = lookup_nodeid;
+	return post_verdict[FUSE_LOOKUP];
 }
 
 SEC("struct_ops/mkdir_prefilter")
@@ -167,6 +180,7 @@ __u32 BPF_PROG(ufilter_access_pre, const struct bpf_fuse_meta_info *meta,
 SEC(".struct_ops.link")
 struct fuse_ops ufilter_ops = {
 	.lookup_prefilter	= (void *)ufilter_lookup_pre,
+	.lookup_postfilter	= (void *)ufilter_lookup_post,
 	.mkdir_prefilter	= (void *)ufilter_mkdir_pre,
 	.unlink_prefilter	= (void *)ufilter_unlink_pre,
 	.getattr_prefilter	= (void *)ufilter_getattr_pre,
