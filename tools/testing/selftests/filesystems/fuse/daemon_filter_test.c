@@ -67,6 +67,13 @@
  * - read_postfilter: the daemon's postfilter of a read fails it.
  * - open_fh_to_daemon: the file handle an open postfilter gives (the BPF
  *   one's, the daemon's) is in the daemon's FUSE_READ and FUSE_RELEASE.
+ * - open_fh_release_hostile_daemon: that FUSE_RELEASE answered with an
+ *   error or never answered: close() returns 0, nothing leaks.
+ * - lookup_postfilter_gives_daemon_node: a lookup postfilter's answer with
+ *   a node id gives the name the daemon's node; a BPF postfilter that
+ *   writes one fails with EINVAL (lookup_postfilter_bpf_nodeid_refused).
+ * - readdir_postfilter_steers_offset: the daemon's READDIR postfilter sees
+ *   struct fuse_read_out and steers the listing with its offset.
  * - write_partial_passthrough, write_postfilter: the same for writes.
  * - abort_mid_filter: the connection aborted while the daemon holds a
  *   filter request: the caller gets the connection's error, no hang.
@@ -182,7 +189,11 @@ struct shm {
 	struct fuse_write_in write_in;	/* of the last FUSE_WRITE */
 	char write_data[16];		/* its first bytes */
 	__u64 mkdir_id;			/* the node id it gave */
+	int release_answer;		/* FUSE_RELEASE: 0 served, or below */
 };
+
+/* shm.release_answer: a positive errno to answer with, or never answer */
+#define RELEASE_HANG	(-1)
 
 static void bump(unsigned long *counter)
 {
@@ -714,7 +725,15 @@ static int recorder(struct fuse_daemon *d, const struct fuse_daemon_req *req)
 		if (req->arglen && memchr(name, '\0', req->arglen))
 			snprintf(w->name, sizeof(w->name), "%s", name);
 	}
-	ret = inner[op](d, req);
+	if (op == FUSE_RELEASE && s->release_answer == RELEASE_HANG) {
+		/* The request stays with us until the connection goes */
+		bump(&s->hung);
+		ret = 0;
+	} else if (op == FUSE_RELEASE && s->release_answer) {
+		ret = -s->release_answer;
+	} else {
+		ret = inner[op](d, req);
+	}
 	bump(&s->finished);
 	return ret;
 }
@@ -2062,6 +2081,38 @@ TEST_F(ufilter, open_fh_to_daemon)
 	usleep(200000);
 	ASSERT_TRUE(quiesce(self->s));
 	EXPECT_EQ(2, count_seen(self->s, FUSE_RELEASE, NULL));
+}
+
+/*
+ * A hostile daemon and the release of a file handle a postfilter gave:
+ * FUSE_RELEASE answered with an error, or never answered, costs the
+ * closing caller nothing (close() returns 0: the release goes in the
+ * background, as FUSE's own) and leaks nothing (the unmount ends the
+ * unanswered request; kmemleak scans after the run).  The file's lower
+ * data was read all the same.
+ */
+TEST_F(ufilter, open_fh_release_hostile_daemon)
+{
+	const int answers[2] = { EIO, RELEASE_HANG };
+	char buf[PAGE];
+	int fd, i;
+
+	self->skel->bss->verdict[FUSE_OPEN] = BPF_FUSE_POSTFILTER;
+	for (i = 0; i < 2; i++) {
+		self->s->release_answer = answers[i];
+		self->skel->bss->open_fh = 0x6e57115eULL + i;
+		fd = open(MN("p"), O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, fd) TH_LOG("open %d: %s", i, strerror(errno));
+		ASSERT_EQ(PAGE, pread(fd, buf, PAGE, 0));
+		EXPECT_EQ(0, memcmp(buf, self->lower_p, PAGE));
+		EXPECT_EQ(0, close(fd));
+		ASSERT_TRUE(releases_seen(self->s, i + 1))
+			TH_LOG("no FUSE_RELEASE for answer %d", answers[i]);
+	}
+	EXPECT_EQ(1UL, load(&self->s->hung));
+	/* The mount still serves opens and reads */
+	self->skel->bss->open_fh = 0;
+	EXPECT_FILE(LOWER_F, MN("f"));
 }
 
 /*
