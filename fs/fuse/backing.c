@@ -225,6 +225,28 @@ out:
 	return err;
 }
 
+/*
+ * A change through the mount: the lower events it raises are not raised
+ * again on the FUSE inodes (backing_notify.c).
+ */
+static int fuse_bpf_backing_change(const struct fuse_bpf_op *op,
+				   struct fuse_bpf_req *req)
+{
+	bool node, other = false;
+	int err;
+
+	if (!(op->flags & (FUSE_BPF_WRITE | FUSE_BPF_AS_CALLER)))
+		return fuse_bpf_backing(op, req);
+	node = fuse_bpf_notify_begin(req->inode);
+	if (req->other)
+		other = fuse_bpf_notify_begin(req->other);
+	err = fuse_bpf_backing(op, req);
+	if (req->other)
+		fuse_bpf_notify_end(req->other, other);
+	fuse_bpf_notify_end(req->inode, node);
+	return err;
+}
+
 /* The daemon is told of the nodes the kernel made before it sees them */
 static int fuse_bpf_fallback(struct fuse_bpf_req *req)
 {
@@ -274,7 +296,7 @@ int fuse_bpf_run(const struct fuse_bpf_op *op, struct fuse_bpf_req *req)
 	if (!err) {
 		if (req->nbufs)
 			fuse_bpf_inputs_done(req);
-		err = fuse_bpf_backing(op, req);
+		err = fuse_bpf_backing_change(op, req);
 		if (req->user_post)
 			err = fuse_bpf_user_postfilter(req, err);
 		else if (req->post)
@@ -452,6 +474,7 @@ void fuse_bpf_init_inode(struct inode *inode, struct vfsmount *mnt)
 	inode->i_acl = ACL_DONT_CACHE;
 	inode->i_default_acl = ACL_DONT_CACHE;
 	fuse_bpf_copyattr(inode);
+	fuse_bpf_watch_lower(inode);
 }
 
 /**
@@ -617,6 +640,7 @@ void fuse_bpf_evict_inode(struct inode *inode)
 	struct fuse_inode *fi = get_fuse_inode(inode);
 	struct path path = fi->backing_path;
 
+	fuse_bpf_unwatch_lower(inode);
 	WRITE_ONCE(fi->backing_path.dentry, NULL);
 	fi->backing_path.mnt = NULL;
 	path_put(&path);

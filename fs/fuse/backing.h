@@ -12,6 +12,7 @@
 
 #include <linux/bpf_fuse.h>
 #include <linux/fs_context.h>
+#include <linux/fsnotify.h>
 
 struct fuse_conn;
 struct fuse_mount;
@@ -539,6 +540,46 @@ bool fuse_bpf_keep_dentry(const struct dentry *dentry);
 void fuse_bpf_init_reply(struct fuse_mount *fm, u64 *flags);
 bool fuse_bpf_sync_fs(int *err, struct super_block *sb);
 
+/* backing_notify.c: inotify and dnotify of changes made on the lower */
+void fuse_bpf_notify_init(void);
+void fuse_bpf_notify_exit(void);
+void fuse_bpf_watch_lower(struct inode *inode);
+void fuse_bpf_unwatch_lower(struct inode *inode);
+
+/**
+ * fuse_bpf_notify_begin() - a change through the mount starts
+ * @inode: the FUSE inode being changed
+ *
+ * The change raises its events on the FUSE inodes as on any filesystem:
+ * those of the lower filesystem for it are not raised again on them
+ * (backing_notify.c).  One task at a time marks @inode, the one holding
+ * its i_rwsem for writing for the changes that take it (a name's
+ * directory, a file being written or its attributes set); another one
+ * changing it at the same time may have its event told twice.
+ *
+ * Context: does not sleep.
+ *
+ * Return: true if the current task marked @inode, for
+ * fuse_bpf_notify_end(); false if no one watches the mount, or another
+ * task marked it.
+ */
+static inline bool fuse_bpf_notify_begin(struct inode *inode)
+{
+	return fsnotify_sb_has_watchers(inode->i_sb) &&
+	       !cmpxchg(&get_fuse_inode(inode)->bpf_changer, NULL, current);
+}
+
+/**
+ * fuse_bpf_notify_end() - a change through the mount ends
+ * @inode: the FUSE inode that fuse_bpf_notify_begin() was given
+ * @began: what it returned
+ */
+static inline void fuse_bpf_notify_end(struct inode *inode, bool began)
+{
+	if (began)
+		WRITE_ONCE(get_fuse_inode(inode)->bpf_changer, NULL);
+}
+
 /* backing_entry.c: the daemon's entries in LOOKUP replies */
 void fuse_bpf_entry_init(struct fuse_args *args, struct fuse_bpf_entry *e);
 int fuse_bpf_entry_reply(struct fuse_conn *fc, struct fuse_args *args,
@@ -651,6 +692,10 @@ static inline bool fuse_bpf_entry_attach(struct inode *inode,
 }
 
 static inline bool fuse_bpf_backed(struct inode *inode) { return false; }
+static inline void fuse_bpf_notify_init(void) {}
+static inline void fuse_bpf_notify_exit(void) {}
+static inline bool fuse_bpf_notify_begin(struct inode *inode) { return false; }
+static inline void fuse_bpf_notify_end(struct inode *inode, bool began) {}
 static inline void fuse_bpf_refresh(struct inode *inode) {}
 static inline int fuse_bpf_parse_param(struct fs_context *fsc,
 				       struct fs_parameter *param)

@@ -20,6 +20,8 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <stdarg.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -296,6 +298,49 @@ TEST_F(filter, hide_lower_changes)
 	EXPECT_EQ(4, pread(fd, buf, sizeof(buf), 0));
 	EXPECT_EQ(0, close(fd));
 
+	bpf_link__destroy(reg);
+	fuse_hide__destroy(skel);
+}
+
+/*
+ * The lower's events are not forwarded in a directory whose filter has a
+ * lookup member (it might hide the name): a watch of the view hears
+ * neither "hidden" nor another name made on the lower, and a name made
+ * through the view once.
+ */
+TEST_F(filter, hide_inotify)
+{
+	struct fuse_hide *skel = fuse_hide__open_and_load();
+	char buf[4096] __attribute__((aligned(8)));
+	struct pollfd p;
+	struct inotify_event *e;
+	struct bpf_link *reg;
+	int in, wd;
+	ssize_t len;
+
+	ASSERT_NE(NULL, skel);
+	reg = register_map(_metadata, skel->maps.hide_ops);
+	mount_view(_metadata, "hide");
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ASSERT_LE(0, in);
+	wd = inotify_add_watch(in, MNT, IN_CREATE | IN_DELETE);
+	ASSERT_LE(0, wd);
+	ASSERT_EQ(0, mkdir(LO("hidden"), 0755));
+	ASSERT_EQ(0, pt_write_file(LO("other"), "", 0644));
+	ASSERT_EQ(0, unlink(LO("other")));
+	ASSERT_EQ(0, mkdir(MN("made"), 0755));
+
+	p = (struct pollfd){ .fd = in, .events = POLLIN };
+	ASSERT_EQ(1, poll(&p, 1, 2000));
+	len = read(in, buf, sizeof(buf));
+	ASSERT_LT(0, len);
+	e = (void *)buf;
+	EXPECT_EQ(sizeof(*e) + e->len, len) TH_LOG("more than one event");
+	EXPECT_EQ(wd, e->wd);
+	EXPECT_EQ(IN_CREATE | IN_ISDIR, e->mask);
+	EXPECT_STREQ("made", e->len ? e->name : "");
+	EXPECT_EQ(0, poll(&p, 1, 300));
+	close(in);
 	bpf_link__destroy(reg);
 	fuse_hide__destroy(skel);
 }

@@ -2719,6 +2719,228 @@ TEST_F(io, fchdir_relative)
 	close(dm);
 }
 
+/* ------------------------------------------------------------------ */
+/* 9. inotify of changes made on the lower filesystem                   */
+/* ------------------------------------------------------------------ */
+
+#define IN_CHANGES	(IN_CREATE | IN_DELETE | IN_MODIFY | IN_ATTRIB | \
+			 IN_MOVED_FROM | IN_MOVED_TO)
+#define MAX_EV		32
+
+struct in_ev {
+	int wd;
+	__u32 mask;
+	__u32 cookie;
+	char name[64];
+};
+
+/*
+ * The events of @fd until none comes for @quiet_ms (at most MAX_EV):
+ * nothing waits forever.
+ */
+static int in_read(int fd, struct in_ev *ev, int quiet_ms)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n = 0;
+
+	while (n < MAX_EV && poll(&p, 1, quiet_ms) == 1) {
+		ssize_t len = read(fd, buf, sizeof(buf)), off = 0;
+
+		while (len > 0 && off < len && n < MAX_EV) {
+			struct inotify_event *e = (void *)(buf + off);
+
+			ev[n] = (struct in_ev){ e->wd, e->mask, e->cookie, "" };
+			if (e->len)
+				snprintf(ev[n].name, sizeof(ev[n].name), "%s",
+					 e->name);
+			n++;
+			off += sizeof(*e) + e->len;
+		}
+	}
+	return n;
+}
+
+/* How many of @n events are @mask on @wd for @name ("" for none) */
+static int in_count(const struct in_ev *ev, int n, int wd, __u32 mask,
+		    const char *name)
+{
+	int i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += ev[i].wd == wd && ev[i].mask == mask &&
+		     !strcmp(ev[i].name, name);
+	return c;
+}
+
+static void in_log(struct __test_metadata *_metadata,
+		   const struct in_ev *ev, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		TH_LOG("event %d: wd %d mask %#x cookie %u name '%s'", i,
+		       ev[i].wd, ev[i].mask, ev[i].cookie, ev[i].name);
+}
+
+/*
+ * Android's inotify test: a watch on a directory of the mount hears of
+ * names created, written, renamed, changed and removed on the lower
+ * filesystem directly, with their names, in order (the root too).
+ */
+TEST_F(io, inotify_lower_changes)
+{
+	struct in_ev ev[MAX_EV];
+	int in, wd, wr, fd, n;
+
+	ASSERT_EQ(0, mkdir(LO("d"), 0755));
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ASSERT_LE(0, in);
+	wd = inotify_add_watch(in, MN("d"), IN_CHANGES);
+	ASSERT_LE(0, wd);
+	wr = inotify_add_watch(in, MNT, IN_CHANGES);
+	ASSERT_LE(0, wr);
+
+	fd = open(LO("d/a"), O_CREAT | O_WRONLY, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(4, write(fd, "data", 4));
+	close(fd);
+	ASSERT_EQ(0, rename(LO("d/a"), LO("d/b")));
+	ASSERT_EQ(0, chmod(LO("d/b"), 0600));
+	ASSERT_EQ(0, unlink(LO("d/b")));
+	ASSERT_EQ(0, mkdir(LO("d/sub"), 0755));
+	ASSERT_EQ(0, write_file(LO("top"), "x", 1));
+
+	n = in_read(in, ev, 500);
+	in_log(_metadata, ev, n);
+	ASSERT_EQ(9, n) TH_LOG("lower changes not heard through the mount");
+	EXPECT_EQ(1, in_count(ev, 1, wd, IN_CREATE, "a"));
+	EXPECT_EQ(1, in_count(ev + 1, 1, wd, IN_MODIFY, "a"));
+	EXPECT_EQ(1, in_count(ev + 2, 1, wd, IN_MOVED_FROM, "a"));
+	EXPECT_EQ(1, in_count(ev + 3, 1, wd, IN_MOVED_TO, "b"));
+	EXPECT_NE(0, ev[2].cookie);
+	EXPECT_EQ(ev[2].cookie, ev[3].cookie);
+	EXPECT_EQ(1, in_count(ev + 4, 1, wd, IN_ATTRIB, "b"));
+	EXPECT_EQ(1, in_count(ev + 5, 1, wd, IN_DELETE, "b"));
+	EXPECT_EQ(1, in_count(ev + 6, 1, wd, IN_CREATE | IN_ISDIR, "sub"));
+	EXPECT_EQ(1, in_count(ev + 7, 1, wr, IN_CREATE, "top"));
+	EXPECT_EQ(1, in_count(ev + 8, 1, wr, IN_MODIFY, "top"));
+	close(in);
+}
+
+/*
+ * A change made through the mount raises its events on the mount as on
+ * any filesystem; the lower filesystem's events of the same change are
+ * not heard a second time.  Watching the file and its directory in one
+ * instance keeps inotify from merging a repeated event with the last one.
+ */
+TEST_F(io, inotify_mount_change_once)
+{
+	struct in_ev ev[MAX_EV];
+	int in, wd, wf, fd, n;
+
+	ASSERT_EQ(0, mkdir(MN("d"), 0755));
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ASSERT_LE(0, in);
+	wd = inotify_add_watch(in, MN("d"), IN_CHANGES);
+	ASSERT_LE(0, wd);
+
+	fd = open(MN("d/x"), O_CREAT | O_WRONLY, 0644);
+	ASSERT_LE(0, fd);
+	wf = inotify_add_watch(in, MN("d/x"), IN_CHANGES);
+	ASSERT_LE(0, wf);
+	ASSERT_EQ(4, write(fd, "data", 4));
+	ASSERT_EQ(0, fchmod(fd, 0600));
+	close(fd);
+	ASSERT_EQ(0, rename(MN("d/x"), MN("d/y")));
+	ASSERT_EQ(0, mkdir(MN("d/sub"), 0755));
+
+	n = in_read(in, ev, 500);
+	in_log(_metadata, ev, n);
+	EXPECT_EQ(1, in_count(ev, n, wd, IN_CREATE, "x"));
+	EXPECT_EQ(1, in_count(ev, n, wd, IN_MODIFY, "x"));
+	EXPECT_EQ(1, in_count(ev, n, wf, IN_MODIFY, ""));
+	EXPECT_EQ(1, in_count(ev, n, wd, IN_ATTRIB, "x"));
+	EXPECT_EQ(1, in_count(ev, n, wf, IN_ATTRIB, ""));
+	EXPECT_EQ(1, in_count(ev, n, wd, IN_MOVED_FROM, "x"));
+	EXPECT_EQ(1, in_count(ev, n, wd, IN_MOVED_TO, "y"));
+	EXPECT_EQ(1, in_count(ev, n, wd, IN_CREATE | IN_ISDIR, "sub"));
+	EXPECT_EQ(8, n);
+	close(in);
+}
+
+/* A watch on a file of the mount hears of its lower writes and chmod */
+TEST_F(io, inotify_file_lower_write)
+{
+	struct in_ev ev[MAX_EV];
+	int in, wf, fd, n;
+
+	ASSERT_EQ(0, write_file(LO("f"), "data", 4));
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ASSERT_LE(0, in);
+	wf = inotify_add_watch(in, MN("f"), IN_CHANGES);
+	ASSERT_LE(0, wf);
+	fd = open(LO("f"), O_WRONLY | O_APPEND);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(4, write(fd, "more", 4));
+	close(fd);
+	ASSERT_EQ(0, chmod(LO("f"), 0600));
+
+	n = in_read(in, ev, 500);
+	in_log(_metadata, ev, n);
+	ASSERT_EQ(2, n) TH_LOG("lower write not heard on the file");
+	EXPECT_EQ(1, in_count(ev, 1, wf, IN_MODIFY, ""));
+	EXPECT_EQ(1, in_count(ev + 1, 1, wf, IN_ATTRIB, ""));
+	close(in);
+}
+
+/*
+ * The marks go with the FUSE inodes: evicted directories (drop_caches)
+ * and an unmounted mount hear nothing more, and a directory looked up
+ * again hears again.  kmemleak and the log scan see marks left over.
+ */
+TEST_F(io, inotify_evicted_and_unmounted)
+{
+	struct in_ev ev[MAX_EV];
+	int in, wd, i, n;
+	char name[32];
+
+	if (pt_fake_mode())
+		SKIP(return, "PT_FAKE: a bind mount has no inodes of its own");
+	for (i = 0; i < 50; i++) {
+		snprintf(name, sizeof(name), "d%d", i);
+		ASSERT_EQ(0, mkdir(LO(name), 0755));
+		ASSERT_EQ(0, access(MN(name), F_OK));
+	}
+	ASSERT_EQ(0, pt_write_str("/proc/sys/vm/drop_caches", "2"));
+	for (i = 0; i < 50; i++) {
+		snprintf(name, sizeof(name), "d%d/f", i);
+		ASSERT_EQ(0, write_file(LO(name), "x", 1));
+	}
+
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ASSERT_LE(0, in);
+	wd = inotify_add_watch(in, MN("d7"), IN_CHANGES);
+	ASSERT_LE(0, wd);
+	ASSERT_EQ(0, unlink(LO("d7/f")));
+	n = in_read(in, ev, 500);
+	in_log(_metadata, ev, n);
+	EXPECT_EQ(1, n);
+	EXPECT_EQ(1, in_count(ev, n, wd, IN_DELETE, "f"));
+
+	/* Unmounted: the watch is dropped, lower changes go nowhere */
+	ASSERT_EQ(0, umount2(MNT, 0)) TH_LOG("umount: %s", strerror(errno));
+	n = in_read(in, ev, 200);
+	in_log(_metadata, ev, n);
+	EXPECT_EQ(1, in_count(ev, n, wd, IN_UNMOUNT | IN_ISDIR, ""));
+	EXPECT_EQ(1, in_count(ev, n, wd, IN_IGNORED, ""));
+	ASSERT_EQ(0, write_file(LO("d7/g"), "x", 1));
+	ASSERT_EQ(0, mkdir(LO("d8/sub"), 0755));
+	EXPECT_EQ(0, in_read(in, ev, 200));
+	close(in);
+	pt_env_mount(_metadata);
+}
+
 int main(int argc, char **argv)
 {
 	pt_ext4_template(LOWER_MB);
