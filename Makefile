@@ -15,6 +15,7 @@
 #   make kernel         build bzImage (tinyconfig + Kconfig.fragment)
 #   make kernel-mod     the same without KASAN (make check MOD_TESTS=...)
 #   make selftests      build libbpf, bpftool and the selftests from the tree
+#   make samples        build samples/fuse (fusebpf, fusebpf_viewd, filters)
 #   make deps           install the Debian packages needed (apt-get)
 #   make series         the mailable series: git format-patch output with a
 #                       cover letter in out/series (SERIES_DIR=dir elsewhere;
@@ -38,12 +39,14 @@ export WORKDIR
 
 WB := workbench
 SELFTESTS_SRC = $(WORKDIR)/linux/tools/testing/selftests/filesystems/fuse
-SELFTEST_VARS = OUTPUT=$(WORKDIR)/selftests/fuse CLANG=clang-19 \
-		VMLINUX_BTF=$(WORKDIR)/build/vmlinux \
+KBUILD_VARS = CLANG=clang-19 VMLINUX_BTF=$(WORKDIR)/build/vmlinux \
 		KHDR_INCLUDES="-isystem $(WORKDIR)/build/usr/include"
+SELFTEST_VARS = OUTPUT=$(WORKDIR)/selftests/fuse $(KBUILD_VARS)
+SAMPLES_SRC = $(WORKDIR)/linux/samples/fuse
+SAMPLES_OUT = $(WORKDIR)/samples/fuse
 
-.PHONY: all deps host-tests tree refresh kernel kernel-mod selftests check run demo bench clean \
-	series series-check fstests
+.PHONY: all deps host-tests tree refresh kernel kernel-mod selftests samples check run demo \
+	bench clean series series-check fstests
 all: kernel selftests
 
 deps:
@@ -61,6 +64,11 @@ kernel: tree
 selftests: kernel
 	@mkdir -p $(WORKDIR)/selftests/fuse
 	@$(MAKE) -s -C $(SELFTESTS_SRC) $(SELFTEST_VARS) all
+
+# The user tools and sample filters, as a user builds them (make demo's)
+samples: kernel
+	@mkdir -p $(SAMPLES_OUT)
+	@$(MAKE) -s -C $(SAMPLES_SRC) OUTPUT=$(SAMPLES_OUT) $(KBUILD_VARS) all
 
 # The workbench's own tests run first, so that they fail before a long build.
 host-tests: deps
@@ -81,8 +89,8 @@ else
 	@$(WB)/vm.sh -w $(CURDIR) -- sh -c "$$CMD"
 endif
 
-demo: selftests
-	@$(WB)/vm.sh -- $(CURDIR)/$(WB)/demo.sh $(WORKDIR)/selftests/fuse
+demo: samples
+	@$(WB)/vm.sh -- $(CURDIR)/$(WB)/demo.sh $(SAMPLES_OUT)
 
 # The bench kernel has its own build directory and configuration
 # (workbench/bench/Kconfig.bench); see workbench/bench.sh for BENCH_* knobs.
@@ -101,4 +109,4 @@ series-check: tree
 
 clean:
 	rm -rf $(WORKDIR)/build $(WORKDIR)/build-mod $(WORKDIR)/build-bench $(WORKDIR)/bench-tools \
-		$(WORKDIR)/selftests $(WORKDIR)/runs
+		$(WORKDIR)/selftests $(WORKDIR)/samples $(WORKDIR)/runs

@@ -61,8 +61,8 @@ fi
 say "bench tools in $BENCH_TOOLS"
 mkdir -p "$BENCH_TOOLS"
 cflags="-O2 -g -Wall -isystem $BENCH_BUILD/usr/include"
-# ptfuse replies with the selftests' FUSE-BPF reply library
-reply=$TREE/tools/testing/selftests/filesystems/fuse/fuse_bpf_reply
+# ptfuse replies with the FUSE-BPF reply library of samples/fuse
+reply=$SAMPLES_SRC/fuse_bpf_reply
 for t in fsbench ptfuse; do
 	extra=()
 	[ $t = ptfuse ] && extra=(-I"$(dirname "$reply")" "$reply.c")
@@ -72,8 +72,8 @@ for t in fsbench ptfuse; do
 		gcc $cflags -o "$BENCH_TOOLS/$t" "$SRC/$t.c" "${extra[@]}" -lpthread
 	fi
 done
-# Configuration 3: the fusebpf command and two filters, from the selftests
-make -s -C "$TREE/tools/testing/selftests/filesystems/fuse" \
+# Configuration 3: the fusebpf command and two filters, from samples/fuse
+make -s -C "$SAMPLES_SRC" \
 	OUTPUT="$BENCH_TOOLS/fuse" CLANG=clang-19 VMLINUX_BTF="$BENCH_BUILD/vmlinux" \
 	KHDR_INCLUDES="-isystem $BENCH_BUILD/usr/include" \
 	"$BENCH_TOOLS/fuse/fusebpf" "$BENCH_TOOLS/fuse/fuse_trivial.bpf.o" \

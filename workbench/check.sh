@@ -25,10 +25,10 @@ if [ $# -gt 0 ]; then printf '%s\n' "$@"
 else cat "$SELFTESTS/tests.list"; echo fstests_mount; fi > "$rundir/expected"
 # fstests_mount mounts make fstests' configurations: one needs make bench's
 # ptfuse, built here beside the selftests
-reply=$SELFTESTS_SRC/fuse_bpf_reply
+reply=$SAMPLES_SRC/fuse_bpf_reply
 if [ ! -x "$SELFTESTS/../ptfuse" ] || [ "$TOP/workbench/bench/ptfuse.c" -nt "$SELFTESTS/../ptfuse" ] ||
    [ "$reply.c" -nt "$SELFTESTS/../ptfuse" ]; then
-	gcc -O2 -g -Wall -isystem "$BUILD/usr/include" -I"$SELFTESTS_SRC" \
+	gcc -O2 -g -Wall -isystem "$BUILD/usr/include" -I"$SAMPLES_SRC" \
 		-o "$SELFTESTS/../ptfuse" "$TOP/workbench/bench/ptfuse.c" "$reply.c" -lpthread ||
 		echo "error: cannot build ptfuse for fstests_mount"
 fi

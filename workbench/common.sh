@@ -9,6 +9,8 @@ TREE=$WORKDIR/linux
 BUILD=${BUILD:-$WORKDIR/build}
 SELFTESTS=$WORKDIR/selftests/fuse
 SELFTESTS_SRC=$TREE/tools/testing/selftests/filesystems/fuse
+# The user tools, reply library and sample filters (samples/fuse/Makefile)
+SAMPLES_SRC=$TREE/samples/fuse
 TOOLS_BIN=$SELFTESTS/tools/sbin
 STATE=$WORKDIR/state
 JOBS=${JOBS:-$(( $(nproc) + 1 ))}

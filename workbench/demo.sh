@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make demo, inside the guest: a FUSE-BPF pure passthrough view of a sample
 # directory, with no daemon, next to the lower directory it mirrors.
-#   demo.sh SELFTEST_DIR
+#   demo.sh SAMPLES_DIR   (the output of samples/fuse/Makefile: fusebpf,
+#                         the filters' .bpf.o, tools/sbin/bpftool)
 dir=$1
 step() { echo; echo "\$ $*"; "$@" 2>&1; }
 

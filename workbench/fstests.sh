@@ -52,13 +52,14 @@ else
 fi
 say "tools in $TOOLS"
 mkdir -p "$TOOLS"
-reply=$TREE/tools/testing/selftests/filesystems/fuse/fuse_bpf_reply
+reply=$SAMPLES_SRC/fuse_bpf_reply
 if [ ! -x "$TOOLS/ptfuse" ] || [ "$TOP/workbench/bench/ptfuse.c" -nt "$TOOLS/ptfuse" ] ||
    [ "$reply.c" -nt "$TOOLS/ptfuse" ]; then
 	gcc -O2 -g -Wall -isystem "$BENCH_BUILD/usr/include" -I"$(dirname "$reply")" \
 		-o "$TOOLS/ptfuse" "$TOP/workbench/bench/ptfuse.c" "$reply.c" -lpthread
 fi
-make -s -C "$TREE/tools/testing/selftests/filesystems/fuse" \
+# fusebpf and the trivial filter, from samples/fuse
+make -s -C "$SAMPLES_SRC" \
 	OUTPUT="$TOOLS/fuse" CLANG=clang-19 VMLINUX_BTF="$BENCH_BUILD/vmlinux" \
 	KHDR_INCLUDES="-isystem $BENCH_BUILD/usr/include" \
 	"$TOOLS/fuse/fusebpf" "$TOOLS/fuse/fuse_trivial.bpf.o"

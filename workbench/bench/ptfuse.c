@@ -45,7 +45,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "fuse_bpf_reply.h"	/* the selftests' reply library */
+#include "fuse_bpf_reply.h"	/* samples/fuse: the reply library */
 
 #ifndef FUSE_PASSTHROUGH
 #error "needs the 6.12 uapi headers (FUSE_PASSTHROUGH): build with -isystem <build>/usr/include"

@@ -13,8 +13,9 @@
 # directly), a link whose LINK reply backs the new name of a
 # daemon node counts at once in the source.  TAP on stdout.
 #   mount_test.sh SELFTESTS_DIR PTFUSE
-# SELFTESTS_DIR has fusebpf and fuse_trivial.bpf.o.  Runs in a mount
-# namespace of its own: the helper goes on a tmpfs over /usr/sbin there.
+# SELFTESTS_DIR has fusebpf and fuse_trivial.bpf.o (samples/fuse's, built
+# there by the selftests' Makefile).  Runs in a mount namespace of its
+# own: the helper goes on a tmpfs over /usr/sbin there.
 set -uo pipefail
 if [ "${MOUNT_TEST_NS:-}" != 1 ]; then
 	exec env MOUNT_TEST_NS=1 unshare -m --propagation private "$0" "$@"

@@ -3,7 +3,7 @@
  * FUSE-BPF filters: struct fuse_ops programs chosen with root_bpf= at
  * mount time.
  *
- * The sample programs of progs/ (fuse_hide, fuse_suffix, fuse_redact,
+ * The sample programs of samples/fuse (fuse_hide, fuse_suffix, fuse_redact,
  * fuse_readonly, fuse_count, fuse_trivial) and the test-only fuse_test_*
  * programs are registered with libbpf, then a no-daemon view of a tmpfs
  * lower is mounted with them and checked from both sides: what the
@@ -30,8 +30,8 @@
 #include <bpf/libbpf.h>
 
 #include "passthrough.h"
-#include "progs/fuse_count.h"
-#include "progs/fuse_redact.h"
+#include "fuse_count.h"		/* samples/fuse */
+#include "fuse_redact.h"
 
 #include "fuse_count.skel.h"
 #include "fuse_hide.skel.h"

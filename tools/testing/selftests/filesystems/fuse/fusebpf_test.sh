@@ -4,8 +4,9 @@
 # The fusebpf command: a no-daemon FUSE-BPF view of a tmpfs lower filtered
 # by fuse_count.bpf.o, its entry in "fusebpf list", its counters, mounts by
 # name, a second registration of the name refused, then unmount and
-# unregister.  Runs as root; fusebpf and fuse_count.bpf.o are taken from
-# the directory of this script (the selftests output directory).  TAP.
+# unregister.  Runs as root; fusebpf and fuse_count.bpf.o (samples/fuse,
+# built into the selftests output directory) are taken from the directory
+# of this script.  TAP.
 
 dir=$(dirname "$(realpath "$0")")
 fusebpf=$dir/fusebpf

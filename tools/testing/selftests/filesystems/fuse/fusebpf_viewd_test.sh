@@ -6,8 +6,9 @@
 # only what "*" sees, uid 1000 alice/ and uid 1001 bob/; each gets ENOENT
 # for the other's; the policy is read again when it changes; what is below
 # a visible entry is served by the kernel; umount stops the daemon with
-# status 0.  Runs as root; fusebpf_viewd is taken from the directory of
-# this script (the selftests output directory).  TAP.
+# status 0.  Runs as root; fusebpf_viewd (samples/fuse, built into the
+# selftests output directory) is taken from the directory of this script.
+# TAP.
 
 dir=$(dirname "$(realpath "$0")")
 viewd=$dir/fusebpf_viewd

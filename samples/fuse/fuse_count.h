@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The maps of fuse_count.c, shared with the test that reads them: by FUSE
- * opcode (the one of the member called), the calls of its prefilter and
- * postfilter and what the last ones saw in struct bpf_fuse_meta_info.
+ * The maps of fuse_count.bpf.c, shared with what reads them (the
+ * selftests; fusebpf counters finds them by name): by FUSE opcode (the one
+ * of the member called), the calls of its prefilter and postfilter and
+ * what the last ones saw in struct bpf_fuse_meta_info.
  */
 #ifndef _FUSE_COUNT_H
 #define _FUSE_COUNT_H

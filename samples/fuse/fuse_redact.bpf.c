@@ -6,7 +6,7 @@
  *
  * Only listings are filtered: a lookup of an entry left out still finds
  * it.  This tidies a view (backup files, editor droppings) rather than
- * guarding anything; fuse_hide.c does both.
+ * guarding anything; fuse_hide.bpf.c does both.
  */
 #include "fuse_bpf.h"
 #include "fuse_dirent.h"

@@ -28,8 +28,8 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-
-#include "../../kselftest.h"	/* __printf */
+#include <linux/compiler.h>	/* tools/include: __printf */
+#include <linux/kernel.h>	/* ARRAY_SIZE */
 
 #define BPFFS_DIR	"/sys/fs/bpf"
 #define PIN_ROOT	BPFFS_DIR "/fusebpf"
@@ -670,7 +670,7 @@ static const char *opcode_name(__u32 op)
 
 /* One column of the counters: an array map of u64 by FUSE opcode */
 struct counter {
-	const char *maps[2];	/* its name in fuse_count.c, or this one */
+	const char *maps[2];	/* its name in fuse_count.bpf.c, or this */
 	__u64 *v;
 	__u32 n;		/* entries; 0: no map */
 };

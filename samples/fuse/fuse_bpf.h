@@ -61,9 +61,9 @@ extern void *bpf_dynptr_slice(const struct bpf_dynptr *p, __u32 offset,
 
 /*
  * Every member of struct fuse_ops a program may define, with the FUSE
- * opcode it filters, for programs that define them all (fuse_count.c,
- * fuse_trivial.c).  release, releasedir, read_iter and write_iter are not
- * here: a program defining them fails to load.
+ * opcode it filters, for programs that define them all
+ * (fuse_count.bpf.c, fuse_trivial.bpf.c).  release, releasedir, read_iter
+ * and write_iter are not here: a program defining them fails to load.
  */
 #define FUSE_BPF_FOR_EACH_OP(X)				\
 	X(open, FUSE_OPEN)				\

@@ -10,7 +10,7 @@
 #include "fuse_bpf.h"
 
 /*
- * For the selftest only: let files be opened for writing, to reach the
+ * For the selftests: let files be opened for writing, to reach the
  * filters of what an open file changes (fallocate, copy_file_range).
  * Set before the program is loaded.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * FUSE-BPF sample: an Android-style view, fuse_hide.c and fuse_redact.c
- * in one filter.  Entries named "hidden" do not exist (lookup fails with
+ * FUSE-BPF sample: an Android-style view, fuse_hide.bpf.c and
+ * fuse_redact.bpf.c in one filter.  Entries named "hidden" do not exist (lookup fails with
  * ENOENT, listings leave them out), and listings also leave out the names
  * that start with a prefix of the map "prefixes" (user space fills it).
  * make bench measures it as configuration 3b.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The prefixes map of fuse_redact.c, shared with the test that fills it:
+ * The prefixes map of fuse_redact.bpf.c, shared with what fills it:
  * an array of REDACT_PREFIXES slots, unused ones of length 0.
  */
 #ifndef _FUSE_REDACT_H
@@ -55,7 +55,7 @@ static __always_inline __u32 redact_slots(void *prefixes)
  * Whether the record at @off of @p, of header @d, starts with a prefix
  * of @prefixes (an array map of struct redact_prefix, REDACT_PREFIXES
  * slots) in one of the @slots (redact_slots()): the listing filter of
- * fuse_redact.c and fuse_view.c.  With no prefix set, no name is read.
+ * fuse_redact.bpf.c and fuse_view.bpf.c.  With no prefix set, no name is read.
  */
 static __always_inline bool redact_dirent_in(void *prefixes, __u32 slots,
 					     const struct bpf_dynptr *p,
