@@ -38,10 +38,13 @@ WORKDIR ?= $(XDG_CACHE_HOME)/fuse-bpf
 export WORKDIR
 
 WB := workbench
-SELFTESTS_SRC = $(WORKDIR)/linux/tools/testing/selftests/filesystems/fuse
 KBUILD_VARS = CLANG=clang-19 VMLINUX_BTF=$(WORKDIR)/build/vmlinux \
 		KHDR_INCLUDES="-isystem $(WORKDIR)/build/usr/include"
-SELFTEST_VARS = OUTPUT=$(WORKDIR)/selftests/fuse $(KBUILD_VARS)
+# The selftests are built and installed as kselftest users do, with the
+# kernel's build directory as O=: objects in build/kselftest/, the installed
+# tree (run_kselftest.sh, kselftest-list.txt) in kselftest/.
+KSFT_VARS = -C $(WORKDIR)/linux/tools/testing/selftests TARGETS=filesystems/fuse \
+	    O=$(WORKDIR)/build CLANG=clang-19 KSFT_INSTALL_PATH=$(WORKDIR)/kselftest
 SAMPLES_SRC = $(WORKDIR)/linux/samples/fuse
 SAMPLES_OUT = $(WORKDIR)/samples/fuse
 
@@ -62,8 +65,10 @@ kernel: tree
 	@$(WB)/kernel.sh
 
 selftests: kernel
-	@mkdir -p $(WORKDIR)/selftests/fuse
-	@$(MAKE) -s -C $(SELFTESTS_SRC) $(SELFTEST_VARS) all
+	@echo "==> building and installing the selftests (kselftest, O=$(WORKDIR)/build)"
+	@$(MAKE) -s $(KSFT_VARS) install > $(WORKDIR)/kselftest.log 2>&1 || \
+		{ cat $(WORKDIR)/kselftest.log; exit 1; }
+	@grep -i 'warning' $(WORKDIR)/kselftest.log || true
 
 # The user tools and sample filters, as a user builds them (make demo's)
 samples: kernel
@@ -109,4 +114,4 @@ series-check: tree
 
 clean:
 	rm -rf $(WORKDIR)/build $(WORKDIR)/build-mod $(WORKDIR)/build-bench $(WORKDIR)/bench-tools \
-		$(WORKDIR)/selftests $(WORKDIR)/samples $(WORKDIR)/runs
+		$(WORKDIR)/kselftest $(WORKDIR)/samples $(WORKDIR)/runs

@@ -20,9 +20,10 @@ say "run directory: $rundir"
 [ -d "$WORKDIR/host-tap" ] || "$TOP/workbench/host-tests.sh"
 mv "$WORKDIR"/host-tap/* "$rundir/tap/" && rmdir "$WORKDIR/host-tap"
 
-make -s -C "$SELFTESTS_SRC" OUTPUT="$SELFTESTS" list > "$SELFTESTS/tests.list" 2>/dev/null
+# The programs kselftest installed (collection filesystems/fuse)
 if [ $# -gt 0 ]; then printf '%s\n' "$@"
-else cat "$SELFTESTS/tests.list"; echo fstests_mount; fi > "$rundir/expected"
+else sed -n 's|^filesystems/fuse:||p' "$KSFT/kselftest-list.txt"; echo fstests_mount
+fi > "$rundir/expected"
 # fstests_mount mounts make fstests' configurations: one needs make bench's
 # ptfuse, built here beside the selftests
 reply=$SAMPLES_SRC/fuse_bpf_reply
@@ -35,7 +36,7 @@ fi
 # FUSE as a module (Kconfig.fragment): the guest loads it first
 grep -qx CONFIG_FUSE_FS=m "$BUILD/.config" && echo insmod >> "$rundir/expected"
 start=$(date +%s)
-"$TOP/workbench/vm.sh" -r "$rundir" -- "$TOP/workbench/guest-tests.sh" "$SELFTESTS" "$@"
+"$TOP/workbench/vm.sh" -r "$rundir" -- "$TOP/workbench/guest-tests.sh" "$KSFT" "$SELFTESTS" "$@"
 vm_rc=$?
 say "guest ran $(( $(date +%s) - start ))s under $(cat "$rundir/accel" 2>/dev/null)"
 [ $vm_rc = 0 ] || echo "error: the VM run failed (status $vm_rc)"
@@ -51,7 +52,7 @@ if [ -n "$mod_tests" ]; then
 	start=$(date +%s)
 	# shellcheck disable=SC2086
 	"$TOP/workbench/vm.sh" -k "$WORKDIR/build-mod/arch/x86/boot/bzImage" -r "$mod" -- \
-		env FUSE_KO="$ko" "$TOP/workbench/guest-tests.sh" "$SELFTESTS" $mod_tests
+		env FUSE_KO="$ko" "$TOP/workbench/guest-tests.sh" "$KSFT" "$SELFTESTS" $mod_tests
 	mod_rc=$?
 	say "guest ran $(( $(date +%s) - start ))s"
 	[ $mod_rc = 0 ] || { echo "error: the VM run failed (status $mod_rc)"; vm_rc=1; }

@@ -7,7 +7,10 @@ SRC_TARBALL=${SRC_TARBALL:-$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | h
 PRISTINE=$WORKDIR/pristine
 TREE=$WORKDIR/linux
 BUILD=${BUILD:-$WORKDIR/build}
-SELFTESTS=$WORKDIR/selftests/fuse
+# make selftests builds them with kselftest's Makefile (O=$WORKDIR/build)
+# and installs them in $KSFT: run_kselftest.sh runs them in the guest.
+SELFTESTS=$WORKDIR/build/kselftest/filesystems/fuse
+KSFT=$WORKDIR/kselftest
 SELFTESTS_SRC=$TREE/tools/testing/selftests/filesystems/fuse
 # The user tools, reply library and sample filters (samples/fuse/Makefile)
 SAMPLES_SRC=$TREE/samples/fuse

@@ -1,12 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs inside the guest: every selftest program, one TAP file each in
-# $wbrun/tap, and fstests_mount (workbench/fstests/mount_test.sh), then a
-# final kmemleak scan into $wbrun/kmemleak.txt.
-#   guest-tests.sh SELFTEST_DIR [TEST...]
+# Runs inside the guest: the selftests through kselftest's own runner
+# (run_kselftest.sh of the installed tree KSFT_DIR; its output, in which
+# each program's TAP is nested, goes to $wbrun/kselftest.tap, split per
+# program by workbench/verdict.py on the host), then fstests_mount
+# (workbench/fstests/mount_test.sh, TAP file in $wbrun/tap), then a final
+# kmemleak scan into $wbrun/kmemleak.txt.
+#   guest-tests.sh KSFT_DIR SELFTEST_BUILD_DIR [TEST...]
 # FUSE_KO=path: load that fuse.ko first (the kernel with FUSE as a module).
 # wbkmod (set by workbench/vm.sh): the fuse.ko the guest loaded at boot.
-dir=$1; shift
+# TEST_TIMEOUT=s: each program's timeout instead of the settings file's.
+ksft=$1 dir=$2; shift 2
 out=$wbrun/tap
 mkdir -p "$out"
 kml=/sys/kernel/debug/kmemleak
@@ -31,24 +35,32 @@ fi
 # Whatever boot left behind is not ours to report.
 if [ -w $kml ]; then echo scan > $kml; echo clear > $kml; fi
 tests=("$@")
-if [ ${#tests[@]} = 0 ]; then
-	mapfile -t tests < "$dir/tests.list"
-	tests+=(fstests_mount)
-fi
+[ ${#tests[@]} = 0 ] && tests=(--all fstests_mount)
+sel=() fst=0
 for t in "${tests[@]}"; do
-	echo "# ---- $t"
-	start=$(date +%s)
-	cmd=("$dir/$t")
-	# The workbench's own guest test: make fstests' mount helper
-	# (ptfuse: built by workbench/check.sh beside the selftests)
-	[ "$t" = fstests_mount ] &&
-		cmd=("$(dirname "$0")/fstests/mount_test.sh" "$dir" "$dir/../ptfuse")
-	(cd /tmp && timeout -k 5 "${TEST_TIMEOUT:-900}" "${cmd[@]}") > "$out/$t.tap" 2>&1
-	rc=$?
-	cat "$out/$t.tap"
-	echo "# ---- $t: exit $rc in $(( $(date +%s) - start ))s"
-	echo "$rc" > "$out/$t.rc"
+	case $t in
+	--all) sel+=(-c filesystems/fuse) ;;
+	fstests_mount) fst=1 ;;
+	*) sel+=(-t "filesystems/fuse:$t") ;;
+	esac
 done
+if [ ${#sel[@]} -gt 0 ]; then
+	"$ksft/run_kselftest.sh" ${TEST_TIMEOUT:+-o "$TEST_TIMEOUT"} "${sel[@]}" 2>&1 |
+		tee "$wbrun/kselftest.tap"
+fi
+# The workbench's own guest test: make fstests' mount helper (ptfuse:
+# built by workbench/check.sh beside the selftests)
+if [ $fst = 1 ]; then
+	echo "# ---- fstests_mount"
+	start=$(date +%s)
+	(cd /tmp && timeout -k 5 "${TEST_TIMEOUT:-900}" \
+		"$(dirname "$0")/fstests/mount_test.sh" "$dir" "$dir/../ptfuse") \
+		> "$out/fstests_mount.tap" 2>&1
+	rc=$?
+	cat "$out/fstests_mount.tap"
+	echo "# ---- fstests_mount: exit $rc in $(( $(date +%s) - start ))s"
+	echo "$rc" > "$out/fstests_mount.rc"
+fi
 if [ -w $kml ]; then
 	sleep 6		# kmemleak only reports objects older than 5 s
 	echo scan > $kml

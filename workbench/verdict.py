@@ -47,6 +47,9 @@ def judge_tap(path, rc):
         failed += plan - seen
         failures.append((f"{name}: {plan - seen} test(s) never reported (exit {rc})",
                          lines[start:]))
+    elif plan is None and seen == 0:
+        failed += 1
+        failures.append((f"{name}: no TAP output (exit {rc})", lines[start:]))
     elif rc not in (None, 0) and failed == 0:
         failed += 1
         failures.append((f"{name}: exit status {rc}", lines[start:]))
@@ -63,8 +66,56 @@ def main(rundirs):
     return 1 if failed else 0
 
 
+KSFT_HEAD = re.compile(r"^# selftests: (\S+): (\S+)$")
+KSFT_RESULT = re.compile(r"^(not )?ok \d+ selftests: (\S+): (\S+)(.*)$")
+
+
+def split_kselftest(rundir):
+    """Write tap/NAME.tap and tap/NAME.rc for each program in the output of
+    kselftest's runner (RUNDIR/kselftest.tap), in which a program's own TAP
+    lines are nested behind '# '.  A program the runner never finished (the
+    guest died in it) gets what it printed and status 125."""
+    path = os.path.join(rundir, "kselftest.tap")
+    if not os.path.exists(path):
+        return
+    tapdir = os.path.join(rundir, "tap")
+    os.makedirs(tapdir, exist_ok=True)
+
+    def write(name, lines, rc):
+        with open(os.path.join(tapdir, name + ".tap"), "w") as f:
+            f.writelines(line + "\n" for line in lines)
+        with open(os.path.join(tapdir, name + ".rc"), "w") as f:
+            f.write(f"{rc}\n")
+
+    name, body = None, []
+    with open(path, errors="replace") as f:
+        for line in f.read().splitlines():
+            m = KSFT_HEAD.match(line)
+            if m:
+                name, body = m.group(2), []
+                continue
+            m = KSFT_RESULT.match(line)
+            if m and m.group(3) == name:
+                extra = m.group(4)
+                if not m.group(1):
+                    rc = 4 if "# SKIP" in extra else 0
+                elif "TIMEOUT" in extra:
+                    rc = 124
+                else:
+                    e = re.search(r"exit=(\d+)", extra)
+                    rc = int(e.group(1)) if e else 1
+                write(name, body, rc)
+                name = None
+                continue
+            if name is not None:
+                body.append(line[2:] if line.startswith("# ") else line.lstrip("#"))
+    if name is not None:
+        write(name, body + [f"# {name}: the runner never finished it"], 125)
+
+
 def judge_run(rundir):
     """One guest boot: its TAP results and kernel log, printed failures."""
+    split_kselftest(rundir)
     tapdir = os.path.join(rundir, "tap")
     passed = failed = skipped = 0
     failures = []
