@@ -57,6 +57,7 @@ struct pt_lower {
 	enum pt_lower_kind kind;
 	char dir[PATH_MAX];	/* the lower filesystem's mount point */
 	char img[PATH_MAX];	/* ext4 image file */
+	char dev[64];		/* ext4: its loop device */
 	int loopfd;
 };
 
@@ -237,7 +238,7 @@ static inline void pt_lower_autoclear(struct pt_lower *l)
 static inline int pt_lower_make(struct pt_lower *l, enum pt_lower_kind kind,
 				const char *dir, int size_mb)
 {
-	char opts[64], dev[64];
+	char opts[64];
 	int ret;
 
 	memset(l, 0, sizeof(*l));
@@ -257,10 +258,10 @@ static inline int pt_lower_make(struct pt_lower *l, enum pt_lower_kind kind,
 		ret = pt_mkfs_ext4(l->img, size_mb, NULL);
 	if (ret)
 		return -1;
-	l->loopfd = pt_loop_attach(l->img, dev, sizeof(dev));
+	l->loopfd = pt_loop_attach(l->img, l->dev, sizeof(l->dev));
 	if (l->loopfd < 0)
 		return -1;
-	if (mount(dev, dir, "ext4", 0, "user_xattr,acl,noinit_itable"))
+	if (mount(l->dev, dir, "ext4", 0, "user_xattr,acl,noinit_itable"))
 		return -1;
 	pt_lower_autoclear(l);
 	return 0;
@@ -545,6 +546,22 @@ static inline void pt_env_lower(struct __test_metadata *_metadata,
 		  sfs.f_type);
 }
 
+/* A 0777 directory "pub" on the lower, where uid 65534 may create things */
+static inline void pt_make_pub(struct __test_metadata *_metadata)
+{
+	ASSERT_EQ(0, mkdir(PT_LOWER "/pub", 0777));
+	ASSERT_EQ(0, chmod(PT_LOWER "/pub", 0777));
+}
+
+/* pt_env_lower(), then "pub" on the lower */
+static inline void pt_env_lower_pub(struct __test_metadata *_metadata,
+				    struct pt_env *e, enum pt_lower_kind kind,
+				    int size_mb)
+{
+	pt_env_lower(_metadata, e, kind, size_mb);
+	pt_make_pub(_metadata);
+}
+
 /* Second half: the passthrough (a bind mount with PT_FAKE=1) */
 static inline void pt_env_mount(struct __test_metadata *_metadata)
 {
@@ -570,6 +587,36 @@ static inline void pt_env_teardown(struct __test_metadata *_metadata,
 	EXPECT_EQ(e->taint, pt_taint())
 		TH_LOG("the kernel warned during this test: see dmesg");
 }
+
+/*
+ * The fixture of the passthrough tests, @name, with a variant of each
+ * lower kind (tmpfs, ext4): self->env is a pt_env whose lower
+ * @lower(_metadata, &self->env, kind, @size_mb) makes (pt_env_lower(),
+ * or a function of the same type that calls it or does as it does), and
+ * its passthrough at PT_MNT; pt_env_teardown() undoes both.
+ */
+#define PT_FIXTURE(name, lower, size_mb)				\
+	FIXTURE(name) {							\
+		struct pt_env env;					\
+	};								\
+	FIXTURE_VARIANT(name) {						\
+		enum pt_lower_kind kind;				\
+	};								\
+	FIXTURE_VARIANT_ADD(name, tmpfs) {				\
+		.kind = PT_TMPFS,					\
+	};								\
+	FIXTURE_VARIANT_ADD(name, ext4) {				\
+		.kind = PT_EXT4,					\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		lower(_metadata, &self->env, variant->kind, size_mb);	\
+		pt_env_mount(_metadata);				\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		pt_env_teardown(_metadata, &self->env);			\
+	}
 
 /* Result of a syscall: the return value, and errno when it failed */
 struct res {

@@ -226,35 +226,8 @@ static const struct acl_ent acl_grant_nobody[] = {
 
 /* The fixture: a lower of each kind, its passthrough mount */
 
-FIXTURE(pt) {
-	struct pt_env env;
-};
-
-FIXTURE_VARIANT(pt) {
-	enum pt_lower_kind kind;
-};
-
-FIXTURE_VARIANT_ADD(pt, tmpfs) {
-	.kind = PT_TMPFS,
-};
-
-FIXTURE_VARIANT_ADD(pt, ext4) {
-	.kind = PT_EXT4,
-};
-
-FIXTURE_SETUP(pt)
-{
-	pt_env_lower(_metadata, &self->env, variant->kind, LOWER_MB);
-	/* Where the unprivileged user has its files */
-	ASSERT_EQ(0, mkdir(LO("pub"), 0777));
-	ASSERT_EQ(0, chmod(LO("pub"), 0777));
-	pt_env_mount(_metadata);
-}
-
-FIXTURE_TEARDOWN(pt)
-{
-	pt_env_teardown(_metadata, &self->env);
-}
+/* "pub": where the unprivileged user has its files */
+PT_FIXTURE(pt, pt_env_lower_pub, LOWER_MB)
 
 /* 1. A file taken from its owner while open through the mount */
 
