@@ -550,6 +550,7 @@ FIXTURE(entry) {
 	char mnt[64];
 	int fd_a, fd_b, fd_file, fd_g, fd_path;
 	__u64 id_a, id_b, id_c, id_dfile, id_file, id_g;
+	struct pt_bpf bpf;	/* released after the daemon's unmount */
 	unsigned long taint;
 };
 
@@ -837,6 +838,7 @@ FIXTURE_TEARDOWN(entry)
 		}
 		fuse_daemon_free(self->d);
 	}
+	pt_bpf_release(&self->bpf);
 	if (self->s)
 		munmap(self->s, sizeof(*self->s));
 	close(self->fd_a);
@@ -1720,16 +1722,12 @@ TEST_F(entry, fopen_passthrough_same_connection)
 }
 
 /* Loads progs/fuse_test_user.c and registers it, as "user" */
-static struct fuse_test_user *user_ops_register(struct __test_metadata *_metadata,
-						struct bpf_link **reg)
+static void user_ops_register(struct __test_metadata *_metadata,
+			      entry_data *self)
 {
-	struct fuse_test_user *skel = fuse_test_user__open_and_load();
+	struct fuse_test_user *skel = PT_BPF_LOAD(&self->bpf, fuse_test_user);
 
-	ASSERT_NE(NULL, skel);
-	*reg = bpf_map__attach_struct_ops(skel->maps.user_ops);
-	ASSERT_NE(NULL, *reg)
-		TH_LOG("registering user: %s", strerror(errno));
-	return skel;
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.user_ops);
 }
 
 /* Starts the daemon; its lookup of "a" gives a its backing and "user" */
@@ -1752,10 +1750,9 @@ static void user_daemon_up(struct __test_metadata *_metadata,
  */
 TEST_F(entry, fallback_introduces_kernel_node)
 {
-	struct bpf_link *link;
-	struct fuse_test_user *skel = user_ops_register(_metadata, &link);
 	__u64 id_sub, id_daemon;
 
+	user_ops_register(_metadata, self);
 	ASSERT_EQ(0, mkdir(IN_LOWER("a/sub"), 0755));
 	id_sub = fuse_daemon_add_dir(self->d, self->id_a, "sub", 0755);
 	ASSERT_NE(0ULL, id_sub);
@@ -1778,9 +1775,6 @@ TEST_F(entry, fallback_introduces_kernel_node)
 	ASSERT_EQ(0, pt_write_file(IN_LOWER("a/sub/lower"), "x", 0644));
 	EXPECT_FILE("x", IN_MNT("a/sub/lower"));
 	expect_all_forgotten(_metadata, self);
-	EXPECT_EQ(0, fuse_daemon_umount(self->d));
-	bpf_link__destroy(link);
-	fuse_test_user__destroy(skel);
 }
 
 /*
@@ -1794,10 +1788,9 @@ TEST_F(entry, fallback_introduces_kernel_node)
  */
 TEST_F(entry, fallback_introduces_body_nodes)
 {
-	struct bpf_link *reg;
-	struct fuse_test_user *skel = user_ops_register(_metadata, &reg);
 	__u64 id_s1, id_s2, id_f;
 
+	user_ops_register(_metadata, self);
 	ASSERT_EQ(0, mkdir(IN_LOWER("a/s1"), 0755));
 	ASSERT_EQ(0, mkdir(IN_LOWER("a/s2"), 0755));
 	ASSERT_EQ(0, pt_write_file(IN_LOWER("a/s1/daemon_mv"), "m", 0644));
@@ -1833,9 +1826,6 @@ TEST_F(entry, fallback_introduces_body_nodes)
 	EXPECT_EQ(0, access(IN_LOWER("a/s1/daemon_mv"), F_OK));
 	EXPECT_EQ(-1, access(IN_LOWER("a/s2/daemon_ln"), F_OK));
 	expect_all_forgotten(_metadata, self);
-	EXPECT_EQ(0, fuse_daemon_umount(self->d));
-	bpf_link__destroy(reg);
-	fuse_test_user__destroy(skel);
 }
 
 /*
@@ -1895,13 +1885,12 @@ static void expect_cached(struct __test_metadata *_metadata,
  */
 TEST_F(entry, daemon_node_in_backed_dir)
 {
-	struct bpf_link *reg;
-	struct fuse_test_user *skel = user_ops_register(_metadata, &reg);
 	struct fuse_bpf_entry_out *e;
 	__u64 id_sub, id_daemon;
 	struct plan *p;
 	struct stat st;
 
+	user_ops_register(_metadata, self);
 	inner[FUSE_MKDIR] = entry_mkdir;
 	ASSERT_EQ(0, mkdir(IN_LOWER("a/sub"), 0755));
 	id_sub = fuse_daemon_add_dir(self->d, self->id_a, "sub", 0755);
@@ -1931,9 +1920,6 @@ TEST_F(entry, daemon_node_in_backed_dir)
 	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, plan_find(self->s, "b")->err);
 	expect_all_forgotten(_metadata, self);
-	EXPECT_EQ(0, fuse_daemon_umount(self->d));
-	bpf_link__destroy(reg);
-	fuse_test_user__destroy(skel);
 }
 
 /*
@@ -1944,13 +1930,12 @@ TEST_F(entry, daemon_node_in_backed_dir)
  */
 TEST_F(entry, daemon_dir_under_backed_root)
 {
-	struct bpf_link *reg;
-	struct fuse_test_user *skel = user_ops_register(_metadata, &reg);
 	char opts[64], sub[PATH_MAX];
 	__u64 id_daemon;
 	int root_fd, ret;
 	struct stat st;
 
+	user_ops_register(_metadata, self);
 	id_daemon = fuse_daemon_add_dir(self->d, FUSE_ROOT_ID, "daemon", 0755);
 	ASSERT_NE(0ULL, id_daemon);
 	ASSERT_NE(0ULL, fuse_daemon_add_dir(self->d, id_daemon, "leaf",
@@ -1973,9 +1958,6 @@ TEST_F(entry, daemon_dir_under_backed_root)
 	EXPECT_FILE("t", IN_MNT("daemon/leaf/t"));
 	EXPECT_EQ(0, umount2(sub, 0))
 		TH_LOG("the mount on daemon/leaf: %s", strerror(errno));
-	EXPECT_EQ(0, fuse_daemon_umount(self->d));
-	bpf_link__destroy(reg);
-	fuse_test_user__destroy(skel);
 }
 
 /*
@@ -2197,15 +2179,11 @@ TEST_F(entry, daemon_ops_refused)
 TEST_F(entry, bpf_filter_by_name)
 {
 	struct fuse_readonly *skel;
-	struct bpf_link *link;
 	struct plan *p;
 	int pin;
 
-	skel = fuse_readonly__open_and_load();
-	ASSERT_NE(NULL, skel);
-	link = bpf_map__attach_struct_ops(skel->maps.readonly_ops);
-	ASSERT_NE(NULL, link)
-		TH_LOG("registering readonly: %s", strerror(errno));
+	skel = PT_BPF_LOAD(&self->bpf, fuse_readonly);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.readonly_ops);
 
 	self->d->entry_timeout_ms = 0;
 	self->d->attr_timeout_ms = 0;
@@ -2246,9 +2224,6 @@ TEST_F(entry, bpf_filter_by_name)
 	EXPECT_EQ(0UL, self->s->req_on[self->id_a]);
 
 	expect_all_forgotten(_metadata, self);
-	EXPECT_EQ(0, fuse_daemon_umount(self->d));
-	bpf_link__destroy(link);
-	fuse_readonly__destroy(skel);
 }
 
 /*
@@ -2260,16 +2235,12 @@ TEST_F(entry, filter_entries_need_admin)
 {
 	static const char *const names[] = { "readonly", "nosuchname" };
 	struct fuse_readonly *skel;
-	struct bpf_link *link;
 	struct plan *p;
 	unsigned int i;
 	int pin;
 
-	skel = fuse_readonly__open_and_load();
-	ASSERT_NE(NULL, skel);
-	link = bpf_map__attach_struct_ops(skel->maps.readonly_ops);
-	ASSERT_NE(NULL, link)
-		TH_LOG("registering readonly: %s", strerror(errno));
+	skel = PT_BPF_LOAD(&self->bpf, fuse_readonly);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.readonly_ops);
 	self->d->entry_timeout_ms = 0;
 	self->d->attr_timeout_ms = 0;
 	p = plan_set(self->s, "a", BY_IOCTL);
@@ -2301,9 +2272,6 @@ TEST_F(entry, filter_entries_need_admin)
 	close(pin);
 
 	expect_all_forgotten(_metadata, self);
-	EXPECT_EQ(0, fuse_daemon_umount(self->d));
-	bpf_link__destroy(link);
-	fuse_readonly__destroy(skel);
 }
 
 /*
@@ -2317,11 +2285,8 @@ TEST_F(entry, bpf_filter_by_fd)
 	struct plan *p;
 	int link_fd, map_fd;
 
-	skel = fuse_readonly__open_and_load();
-	ASSERT_NE(NULL, skel);
-	link = bpf_map__attach_struct_ops(skel->maps.readonly_ops);
-	ASSERT_NE(NULL, link)
-		TH_LOG("registering readonly: %s", strerror(errno));
+	skel = PT_BPF_LOAD(&self->bpf, fuse_readonly);
+	link = pt_bpf_register(_metadata, &self->bpf, skel->maps.readonly_ops);
 	link_fd = bpf_link__fd(link);
 	map_fd = bpf_map__fd(skel->maps.readonly_ops);
 	ASSERT_LE(0, link_fd);
@@ -2366,9 +2331,6 @@ TEST_F(entry, bpf_filter_by_fd)
 	EXPECT_NAMES("bonly f ", IN_LOWER("b"));
 
 	expect_all_forgotten(_metadata, self);
-	EXPECT_EQ(0, fuse_daemon_umount(self->d));
-	bpf_link__destroy(link);
-	fuse_readonly__destroy(skel);
 }
 
 /*

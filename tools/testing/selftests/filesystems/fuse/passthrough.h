@@ -525,6 +525,9 @@ static inline unsigned long pt_taint(void)
 struct pt_env {
 	struct pt_lower lower;
 	unsigned long taint;
+	/* What a test holds, released first by pt_env_teardown(), or NULL */
+	void (*release)(void *arg);
+	void *release_arg;
 };
 
 /* First half of the setup: the lower, of @kind and @size_mb MiB */
@@ -534,6 +537,7 @@ static inline void pt_env_lower(struct __test_metadata *_metadata,
 {
 	struct statfs sfs;
 
+	memset(e, 0, sizeof(*e));
 	umask(022);
 	e->lower.loopfd = -1;
 	e->taint = pt_taint();
@@ -582,6 +586,8 @@ static inline void pt_env_mount(struct __test_metadata *_metadata)
 static inline void pt_env_teardown(struct __test_metadata *_metadata,
 				   struct pt_env *e)
 {
+	if (e->release)
+		e->release(e->release_arg);
 	umount2(PT_MNT, MNT_DETACH);
 	pt_lower_destroy(&e->lower);
 	EXPECT_EQ(e->taint, pt_taint())
@@ -617,6 +623,109 @@ static inline void pt_env_teardown(struct __test_metadata *_metadata,
 	{								\
 		pt_env_teardown(_metadata, &self->env);			\
 	}
+
+#ifdef __LIBBPF_LIBBPF_H
+/*
+ * BPF skeletons and struct_ops links a test loads and registers, held by
+ * its fixture (struct pt_bpf bpf) so that FIXTURE_TEARDOWN releases them
+ * with pt_bpf_release(), also after a failed ASSERT.  For a program that
+ * includes <bpf/libbpf.h> first.
+ */
+#define PT_BPF_MAX	4
+
+struct pt_bpf {
+	void *skel[PT_BPF_MAX];		/* bpftool's struct of each */
+	struct bpf_object_skeleton *desc[PT_BPF_MAX];
+	struct bpf_link *link[PT_BPF_MAX];
+	int nr_skel, nr_link;
+};
+
+/* Holds the skeleton @skel (NULL: its open or load failed) */
+static inline void *pt_bpf_hold(struct __test_metadata *_metadata,
+				struct pt_bpf *b, void *skel,
+				struct bpf_object_skeleton *desc,
+				const char *name)
+{
+	ASSERT_NE(NULL, skel)
+		TH_LOG("loading %s: %s", name, strerror(errno));
+	ASSERT_GT(PT_BPF_MAX, b->nr_skel);
+	b->desc[b->nr_skel] = desc;
+	b->skel[b->nr_skel++] = skel;
+	return skel;
+}
+
+/*
+ * The skeleton @name opened and loaded (bpftool's name__open_and_load()),
+ * or opened only (name__open()), held by @b
+ */
+#define PT_BPF_LOAD(b, name) ({						\
+	struct name *__s = name##__open_and_load();			\
+	(struct name *)pt_bpf_hold(_metadata, b, __s,			\
+				   __s ? __s->skeleton : NULL, #name);	\
+})
+#define PT_BPF_OPEN(b, name) ({						\
+	struct name *__s = name##__open();				\
+	(struct name *)pt_bpf_hold(_metadata, b, __s,			\
+				   __s ? __s->skeleton : NULL, #name);	\
+})
+
+/* Holds @link, if not NULL (and aborts if @b is full) */
+static inline struct bpf_link *pt_bpf_hold_link(struct pt_bpf *b,
+						struct bpf_link *link)
+{
+	if (link) {
+		if (b->nr_link >= PT_BPF_MAX)
+			abort();
+		b->link[b->nr_link++] = link;
+	}
+	return link;
+}
+
+/* Registers the struct_ops map @map: its link, held by @b */
+static inline struct bpf_link *pt_bpf_register(struct __test_metadata *_metadata,
+					       struct pt_bpf *b,
+					       struct bpf_map *map)
+{
+	struct bpf_link *link = bpf_map__attach_struct_ops(map);
+
+	ASSERT_NE(NULL, link)
+		TH_LOG("registering %s: %s", bpf_map__name(map),
+		       strerror(errno));
+	return pt_bpf_hold_link(b, link);
+}
+
+/* Unregisters the held @link now */
+static inline void pt_bpf_unregister(struct pt_bpf *b, struct bpf_link *link)
+{
+	int i;
+
+	for (i = 0; i < b->nr_link; i++) {
+		if (b->link[i] == link) {
+			b->nr_link--;
+			memmove(&b->link[i], &b->link[i + 1],
+				(b->nr_link - i) * sizeof(b->link[0]));
+			break;
+		}
+	}
+	bpf_link__destroy(link);
+}
+
+/*
+ * Unregisters the links, then destroys the skeletons (as bpftool's
+ * name__destroy() does), the last held first
+ */
+static inline void pt_bpf_release(struct pt_bpf *b)
+{
+	while (b->nr_link > 0)
+		bpf_link__destroy(b->link[--b->nr_link]);
+	while (b->nr_skel > 0) {
+		b->nr_skel--;
+		if (b->desc[b->nr_skel])
+			bpf_object__destroy_skeleton(b->desc[b->nr_skel]);
+		free(b->skel[b->nr_skel]);
+	}
+}
+#endif /* __LIBBPF_LIBBPF_H */
 
 /* Result of a syscall: the return value, and errno when it failed */
 struct res {

@@ -200,6 +200,7 @@ static void fault_lower(struct __test_metadata *_metadata,
 		pt_env_lower(_metadata, e, PT_TMPFS, size_mb);
 		return;
 	}
+	memset(e, 0, sizeof(*e));
 	umask(022);
 	e->lower.loopfd = -1;
 	e->taint = pt_taint();

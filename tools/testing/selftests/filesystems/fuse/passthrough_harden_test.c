@@ -884,6 +884,12 @@ static int make_each_kind(void *arg)
 	return bad;
 }
 
+/* The release of the fixture's env: the BPF LSM program detached */
+static void lsm_create_destroy(void *skel)
+{
+	fuse_lsm_create__destroy(skel);
+}
+
 /*
  * What a create makes on the lower is labelled as the caller's, as in
  * overlayfs: each create calls security_dentry_create_files_as() with the
@@ -906,6 +912,8 @@ TEST_F(pt, create_lsm_sees_caller)
 
 	skel = fuse_lsm_create__open_and_load();
 	ASSERT_NE(NULL, skel);
+	self->env.release = lsm_create_destroy;
+	self->env.release_arg = skel;
 	ASSERT_EQ(0, fuse_lsm_create__attach(skel))
 		TH_LOG("BPF LSM attach: %s (is bpf in lsm=?)", strerror(errno));
 	EXPECT_EQ(0, pt_as_user(NOBODY, make_each_kind, NULL))
@@ -933,7 +941,6 @@ TEST_F(pt, create_lsm_sees_caller)
 	ASSERT_EQ(0, lstat(LO("pub/c"), &st));
 	EXPECT_EQ(NOBODY, st.st_uid);
 	EXPECT_EQ(2, (int)st.st_nlink);
-	fuse_lsm_create__destroy(skel);
 }
 
 /*
