@@ -74,6 +74,7 @@
 #include <bpf/libbpf.h>
 
 #include "passthrough.h"
+#include "fuse_bpf_reply.h"		/* samples/fuse */
 #include "fuse_daemon.h"
 #include "fuse_readonly.skel.h"
 #include "fuse_test_user.skel.h"
@@ -347,20 +348,18 @@ static int send_buf(struct fuse_daemon *d, enum send how, const void *buf,
 	return (size_t)n == len ? 0 : EMSGSIZE;
 }
 
-/* The id of @fd in the connection's backing registry, or -errno */
+/*
+ * The id of @fd in the connection's backing registry (closed again if
+ * @close_id), or -errno
+ */
 static int backing_open(struct fuse_daemon *d, int fd, bool close_id)
 {
-	struct fuse_backing_map map = { .fd = fd };
-	__u32 id;
-	int ret;
+	int id = fuse_bpf_backing_open(d->fd, fd), ret;
 
-	ret = ioctl(d->fd, FUSE_DEV_IOC_BACKING_OPEN, &map);
-	if (ret < 0)
-		return -errno;
-	id = ret;
-	if (close_id && ioctl(d->fd, FUSE_DEV_IOC_BACKING_CLOSE, &id))
-		return -errno;
-	return ret;
+	if (id < 0 || !close_id)
+		return id;
+	ret = fuse_bpf_backing_close(d->fd, id);
+	return ret ? ret : id;
 }
 
 /*
@@ -387,15 +386,19 @@ static int open_passthrough(struct fuse_daemon *d,
  * LOOKUP: the node of the daemon's tree, with the entries of the name's
  * plan (children of the root only; none for others).  The reply is sent
  * here whatever comes of it: when the kernel refuses it, it ends the
- * request with EIO itself.
+ * request with EIO itself.  It is framed by the reply library
+ * (fuse_bpf_reply_init()), with room for the malformed replies of the
+ * plans: one entry too many and PLAN_EXTRA bytes more.
  */
 static int entry_lookup(struct fuse_daemon *d,
 			const struct fuse_daemon_req *req)
 {
 	struct fuse_bpf_entry_out e[PLAN_ENTRIES];
-	struct fuse_out_header oh = { .unique = req->hdr->unique };
-	char buf[sizeof(oh) + sizeof(struct fuse_entry_out) +
-		 sizeof(e) + PLAN_EXTRA];
+	union {
+		struct fuse_bpf_reply r;
+		char buf[offsetof(struct fuse_bpf_reply, entries) +
+			 sizeof(e) + PLAN_EXTRA];
+	} u;
 	struct plan *p = NULL, plain = { .err = NOT_SENT };
 	const char *name = req->arg;
 	struct fuse_daemon_node *node;
@@ -427,28 +430,27 @@ static int entry_lookup(struct fuse_daemon *d,
 	fuse_daemon_fill_entry(d, node, &entry);
 	if (p->cfg.zero_nodeid)
 		entry.nodeid = 0;
-	base = sizeof(oh) + sizeof(entry);
+	memset(&u, 0, sizeof(u));
+	fuse_bpf_reply_init(&u.r, req->hdr->unique, &entry);
+	base = u.r.hdr.len;
 	len = base + p->cfg.nr * sizeof(e[0]) + p->cfg.extra;
-	if (len > sizeof(buf))
+	if (len > sizeof(u))
 		abort();
-	oh.len = len + p->cfg.oh_len_delta;
-	memset(buf, 0, sizeof(buf));
-	memcpy(buf, &oh, sizeof(oh));
-	memcpy(buf + sizeof(oh), &entry, sizeof(entry));
-	memcpy(buf + base, e, p->cfg.nr * sizeof(e[0]));
+	memcpy(u.buf + base, e, p->cfg.nr * sizeof(e[0]));
+	u.r.hdr.len = len + p->cfg.oh_len_delta;
 
 	if (p->cfg.delay_ms)
 		usleep(p->cfg.delay_ms * 1000);
 	if (p->cfg.drop_admin)
 		cap_effective(1U << CAP_SYS_ADMIN);
-	p->err = send_buf(d, p->cfg.how, buf, len, p->cfg.ioc_size);
+	p->err = send_buf(d, p->cfg.how, &u, len, p->cfg.ioc_size);
 	if (p->cfg.drop_admin)
 		cap_effective(0);
 	d->replied = true;
 	taken = !p->err;
 	p->err2 = NOT_SENT;
 	if (p->cfg.twice && !p->err) {
-		p->err2 = send_buf(d, p->cfg.how, buf, len, p->cfg.ioc_size);
+		p->err2 = send_buf(d, p->cfg.how, &u, len, p->cfg.ioc_size);
 		taken += !p->err2;
 	} else if (p->err) {
 		/*
@@ -457,10 +459,9 @@ static int entry_lookup(struct fuse_daemon *d,
 		 * again, without entries or with an error, so that the caller
 		 * never hangs: ENOENT tells that the request was gone.
 		 */
-		oh.len = p->cfg.then_plain ? base : sizeof(oh);
-		oh.error = p->cfg.then_plain ? 0 : -EIO;
-		memcpy(buf, &oh, sizeof(oh));
-		p->err2 = send_buf(d, BY_WRITE, buf, oh.len, 0);
+		u.r.hdr.len = p->cfg.then_plain ? base : sizeof(u.r.hdr);
+		u.r.hdr.error = p->cfg.then_plain ? 0 : -EIO;
+		p->err2 = send_buf(d, BY_WRITE, &u, u.r.hdr.len, 0);
 		taken += p->cfg.then_plain && !p->err2;
 	}
 	node->nlookup += taken;
