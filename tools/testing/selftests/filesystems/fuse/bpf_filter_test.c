@@ -27,6 +27,7 @@
 #include <sys/xattr.h>
 #include <linux/fuse.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "passthrough.h"
@@ -1857,6 +1858,30 @@ FIXTURE_SETUP(bpf)
 FIXTURE_TEARDOWN(bpf)
 {
 	pt_bpf_release(&self->bpf);
+}
+
+/*
+ * FUSE's types are in the kernel's BTF: vmlinux's when FUSE is built in,
+ * fuse.ko's (split over vmlinux's) when it is a module, as in make
+ * check's kernel; the fuse_ops type is always vmlinux's.
+ */
+TEST_F(bpf, kernel_btf_has_fuse)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf(), *btf;
+
+	ASSERT_NE(NULL, vmlinux);
+	EXPECT_LT(0, btf__find_by_name_kind(vmlinux, "fuse_ops",
+					    BTF_KIND_STRUCT));
+	btf = vmlinux;
+	if (btf__find_by_name_kind(vmlinux, "fuse_conn", BTF_KIND_STRUCT) < 0)
+		btf = btf__load_module_btf("fuse", vmlinux);
+	ASSERT_NE(NULL, btf) {
+		TH_LOG("no BTF of the fuse module: %s", strerror(errno));
+	}
+	EXPECT_LT(0, btf__find_by_name_kind(btf, "fuse_conn", BTF_KIND_STRUCT));
+	if (btf != vmlinux)
+		btf__free(btf);
+	btf__free(vmlinux);
 }
 
 /* A name is registered once; unregistering gives it back */
