@@ -27,6 +27,7 @@
 #include <sys/xattr.h>
 #include <linux/fuse.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "passthrough.h"
@@ -173,8 +174,13 @@ static char *long_name(char *buf, char c, size_t len)
 /* The fixture: a tmpfs lower, the view mounted by each test            */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The programs a test loads and registers are held in self->bpf: the
+ * teardown unregisters and destroys them, then unmounts.
+ */
 FIXTURE(filter) {
 	struct pt_env env;
+	struct pt_bpf bpf;
 };
 
 FIXTURE_SETUP(filter)
@@ -184,20 +190,9 @@ FIXTURE_SETUP(filter)
 
 FIXTURE_TEARDOWN(filter)
 {
+	pt_bpf_release(&self->bpf);
 	umount2(MNT2, MNT_DETACH);
 	pt_env_teardown(_metadata, &self->env);
-}
-
-/* Register the struct_ops map @map of a loaded skeleton: its link */
-static struct bpf_link *register_map(struct __test_metadata *_metadata,
-				     struct bpf_map *map)
-{
-	struct bpf_link *link = bpf_map__attach_struct_ops(map);
-
-	ASSERT_NE(NULL, link)
-		TH_LOG("registering %s: %s", bpf_map__name(map),
-		       strerror(errno));
-	return link;
 }
 
 /* Mount the view at MNT with the program registered as @name */
@@ -219,14 +214,13 @@ static void mount_view(struct __test_metadata *_metadata, const char *name)
  */
 TEST_F(filter, hide)
 {
-	struct fuse_hide *skel = fuse_hide__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_hide *skel;
 	char names[256];
 	struct stat st;
 	int with;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.hide_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_hide);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.hide_ops);
 	ASSERT_EQ(0, mkdir(LO("hidden"), 0755));
 	ASSERT_EQ(0, pt_write_file(LO("hidden/secret"), "s", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("hidden2"), "", 0644));
@@ -256,9 +250,6 @@ TEST_F(filter, hide)
 
 	EXPECT_EQ(0, stat(LO("hidden/secret"), &st));
 	EXPECT_TRUE(dir_has(LOWER, "hidden"));
-
-	bpf_link__destroy(reg);
-	fuse_hide__destroy(skel);
 }
 
 /*
@@ -270,14 +261,13 @@ TEST_F(filter, hide)
  */
 TEST_F(filter, hide_lower_changes)
 {
-	struct fuse_hide *skel = fuse_hide__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_hide *skel;
 	char names[256], buf[8];
 	struct stat st;
 	int fd;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.hide_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_hide);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.hide_ops);
 	ASSERT_EQ(0, mkdir(LO("dir"), 0755));
 	ASSERT_EQ(0, pt_write_file(LO("dir/f"), "data", 0644));
 	ASSERT_EQ(0, mkdir(LO("hidden"), 0755));
@@ -297,9 +287,6 @@ TEST_F(filter, hide_lower_changes)
 	EXPECT_STREQ("was-hidden ", names);
 	EXPECT_EQ(4, pread(fd, buf, sizeof(buf), 0));
 	EXPECT_EQ(0, close(fd));
-
-	bpf_link__destroy(reg);
-	fuse_hide__destroy(skel);
 }
 
 /*
@@ -310,16 +297,15 @@ TEST_F(filter, hide_lower_changes)
  */
 TEST_F(filter, hide_inotify)
 {
-	struct fuse_hide *skel = fuse_hide__open_and_load();
+	struct fuse_hide *skel;
 	char buf[4096] __attribute__((aligned(8)));
 	struct pollfd p;
 	struct inotify_event *e;
-	struct bpf_link *reg;
 	int in, wd;
 	ssize_t len;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.hide_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_hide);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.hide_ops);
 	mount_view(_metadata, "hide");
 	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	ASSERT_LE(0, in);
@@ -341,8 +327,6 @@ TEST_F(filter, hide_inotify)
 	EXPECT_STREQ("made", e->len ? e->name : "");
 	EXPECT_EQ(0, poll(&p, 1, 300));
 	close(in);
-	bpf_link__destroy(reg);
-	fuse_hide__destroy(skel);
 }
 
 #define BIG_FILES	1000
@@ -355,12 +339,11 @@ TEST_F(filter, hide_inotify)
  */
 TEST_F(filter, hide_getdents_fills_buffer)
 {
-	struct fuse_hide *skel = fuse_hide__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_hide *skel;
 	int first_lo, first_mn;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.hide_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_hide);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.hide_ops);
 	ASSERT_EQ(0, mkdir(LO("big"), 0755));
 	ASSERT_EQ(0, pt_make_files(LO("big"), "a-%04d", BIG_FILES));
 	mount_view(_metadata, "hide");
@@ -374,9 +357,6 @@ TEST_F(filter, hide_getdents_fills_buffer)
 	EXPECT_EQ(BIG_FILES + 2, pt_getdents_count(MN("big"), "a-", BIG_FILES, 1000, &first_mn));
 	EXPECT_LT(0, first_mn);
 	EXPECT_EQ(BIG_FILES + 2, pt_getdents_count(MN("big"), "a-", BIG_FILES, 100, &first_mn));
-
-	bpf_link__destroy(reg);
-	fuse_hide__destroy(skel);
 }
 
 /* ------------------------------------------------------------------ */
@@ -386,13 +366,12 @@ TEST_F(filter, hide_getdents_fills_buffer)
 /* Names are the lower's with ".sfx", both ways; "." and ".." are not */
 TEST_F(filter, suffix_names)
 {
-	struct fuse_suffix *skel = fuse_suffix__open_and_load();
+	struct fuse_suffix *skel;
 	struct stat m, l;
-	struct bpf_link *reg;
 	char names[256];
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.suffix_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_suffix);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.suffix_ops);
 	ASSERT_EQ(0, pt_write_file(LO("file"), "data", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("a"), "", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("b.sfx"), "", 0644));
@@ -422,9 +401,6 @@ TEST_F(filter, suffix_names)
 	EXPECT_EQ(ENOENT, err_of(stat(MN("b.sfx"), &m)));
 	EXPECT_EQ(ENOENT, err_of(stat(MN(".sfx"), &m)));
 	EXPECT_EQ(ENOENT, err_of(stat(MN("dir.sfx/inner"), &m)));
-
-	bpf_link__destroy(reg);
-	fuse_suffix__destroy(skel);
 }
 
 /*
@@ -433,14 +409,13 @@ TEST_F(filter, suffix_names)
  */
 TEST_F(filter, suffix_many)
 {
-	struct fuse_suffix *skel = fuse_suffix__open_and_load();
+	struct fuse_suffix *skel;
 	char name[NAME_MAX + 1], path[PATH_MAX];
-	struct bpf_link *reg;
 	struct stat st;
 	int with;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.suffix_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_suffix);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.suffix_ops);
 	ASSERT_EQ(0, mkdir(LO("many"), 0755));
 	ASSERT_EQ(0, pt_make_files(LO("many"), "f%04d", 500));
 	/* The longest name that takes the suffix, and one a byte longer */
@@ -457,9 +432,6 @@ TEST_F(filter, suffix_many)
 	snprintf(path, sizeof(path), "%s/%s.sfx", MN("many.sfx"), name);
 	EXPECT_TRUE(dir_has(MN("many.sfx"), strrchr(path, '/') + 1));
 	EXPECT_EQ(0, err_of(stat(path, &st)));
-
-	bpf_link__destroy(reg);
-	fuse_suffix__destroy(skel);
 }
 
 /* ------------------------------------------------------------------ */
@@ -487,18 +459,17 @@ static int redact_set(struct fuse_redact *skel, __u32 slot, const char *pre)
  */
 TEST_F(filter, redact)
 {
-	struct fuse_redact *skel = fuse_redact__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_redact *skel;
 	char names[256];
 	struct stat st;
 	int with;
 
-	ASSERT_NE(NULL, skel);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_redact);
 	/* Slot 2 stays unused */
 	ASSERT_EQ(0, redact_set(skel, 0, "tmp"));
 	ASSERT_EQ(0, redact_set(skel, 1, ".#"));
 	ASSERT_EQ(0, redact_set(skel, 3, "backup-"));
-	reg = register_map(_metadata, skel->maps.redact_ops);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.redact_ops);
 	ASSERT_EQ(0, pt_make_files(LOWER, "tmp-%04d", 300));
 	ASSERT_EQ(0, pt_write_file(LO("tmpfile"), "", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("tmp"), "", 0644));
@@ -519,22 +490,18 @@ TEST_F(filter, redact)
 	EXPECT_EQ(305, dir_count(MNT, NULL, &with));
 	EXPECT_TRUE(dir_has(MNT, "tmp-0299"));
 	EXPECT_FALSE(dir_has(MNT, "backup-1"));
-
-	bpf_link__destroy(reg);
-	fuse_redact__destroy(skel);
 }
 
 /* fuse_view (make bench's 3b): fuse_hide and fuse_redact in one filter */
 TEST_F(filter, view)
 {
-	struct fuse_view *skel = fuse_view__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_view *skel;
 	char names[256];
 	struct stat st;
 
-	ASSERT_NE(NULL, skel);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_view);
 	ASSERT_EQ(0, prefix_set(skel->maps.prefixes, 0, "~"));
-	reg = register_map(_metadata, skel->maps.view_ops);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.view_ops);
 	ASSERT_EQ(0, mkdir(LO("hidden"), 0755));
 	ASSERT_EQ(0, pt_write_file(LO("~draft"), "", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("doc"), "", 0644));
@@ -544,9 +511,6 @@ TEST_F(filter, view)
 	EXPECT_STREQ("doc ", names);
 	EXPECT_EQ(ENOENT, err_of(stat(MN("hidden"), &st)));
 	EXPECT_EQ(0, stat(MN("~draft"), &st));
-
-	bpf_link__destroy(reg);
-	fuse_view__destroy(skel);
 }
 
 /* ------------------------------------------------------------------ */
@@ -559,13 +523,12 @@ TEST_F(filter, view)
  */
 TEST_F(filter, revalidate_hide_later)
 {
-	struct fuse_test_relookup *skel = fuse_test_relookup__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_test_relookup *skel;
 	struct stat st;
 	int fd;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.relookup_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_relookup);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.relookup_ops);
 	ASSERT_EQ(0, pt_write_file(LO("victim"), "v", 0644));
 	mount_view(_metadata, "relookup");
 
@@ -583,9 +546,6 @@ TEST_F(filter, revalidate_hide_later)
 	skel->bss->hide = 0;
 	EXPECT_EQ(0, stat(MN("victim"), &st));
 	EXPECT_FILE("v", MN("victim"));
-
-	bpf_link__destroy(reg);
-	fuse_test_relookup__destroy(skel);
 }
 
 /*
@@ -595,12 +555,11 @@ TEST_F(filter, revalidate_hide_later)
  */
 TEST_F(filter, revalidate_renamed_name)
 {
-	struct fuse_test_relookup *skel = fuse_test_relookup__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_test_relookup *skel;
 	struct stat st;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.relookup_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_relookup);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.relookup_ops);
 	ASSERT_EQ(0, pt_write_file(LO("a"), "a", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("b"), "bb", 0644));
 	/* A lower file of the view's own name, which the filter never asks */
@@ -627,9 +586,6 @@ TEST_F(filter, revalidate_renamed_name)
 	EXPECT_EQ(ENOENT, err_of(stat(MN("alias"), &st)));
 	skel->bss->target = 0;
 	EXPECT_FILE("a", MN("alias"));
-
-	bpf_link__destroy(reg);
-	fuse_test_relookup__destroy(skel);
 }
 
 /*
@@ -639,15 +595,14 @@ TEST_F(filter, revalidate_renamed_name)
  */
 TEST_F(filter, grown_bytes_zeroed)
 {
-	struct fuse_test_grow *skel = fuse_test_grow__open_and_load();
+	struct fuse_test_grow *skel;
 	static char list[4096];
-	struct bpf_link *reg;
 	char name[64];
 	ssize_t n, i;
 	int round;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.grow_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_grow);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.grow_ops);
 	ASSERT_EQ(0, pt_write_file(LO("f"), "", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("junk"), "", 0644));
 	ASSERT_EQ(0, setxattr(LO("f"), "user.k", "v", 1, 0));
@@ -671,9 +626,6 @@ TEST_F(filter, grown_bytes_zeroed)
 		EXPECT_EQ(n, i) TH_LOG("round %d: byte %zd is 0x%02x",
 				       round, i, (unsigned char)list[i]);
 	}
-
-	bpf_link__destroy(reg);
-	fuse_test_grow__destroy(skel);
 }
 
 /* ------------------------------------------------------------------ */
@@ -692,13 +644,12 @@ static void readonly_lower(struct __test_metadata *_metadata)
 /* Every way to change the lower fails with EROFS, and changes nothing */
 TEST_F(filter, readonly_writes)
 {
-	struct fuse_readonly *skel = fuse_readonly__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_readonly *skel;
 	char names[64];
 	struct stat st;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.readonly_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_readonly);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.readonly_ops);
 	readonly_lower(_metadata);
 	mount_view(_metadata, "readonly");
 
@@ -735,23 +686,19 @@ TEST_F(filter, readonly_writes)
 	EXPECT_EQ(1, getxattr(LO("f"), "user.k", names, sizeof(names)));
 	EXPECT_EQ(ENODATA, err_of(getxattr(LO("f"), "user.n", names,
 					   sizeof(names))));
-
-	bpf_link__destroy(reg);
-	fuse_readonly__destroy(skel);
 }
 
 /* What does not change the lower works as on any view */
 TEST_F(filter, readonly_reads)
 {
-	struct fuse_readonly *skel = fuse_readonly__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_readonly *skel;
 	char buf[64];
 	struct statfs sfs;
 	struct stat st;
 	int fd;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.readonly_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_readonly);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.readonly_ops);
 	readonly_lower(_metadata);
 	mount_view(_metadata, "readonly");
 
@@ -774,9 +721,6 @@ TEST_F(filter, readonly_reads)
 	EXPECT_LT(0, listxattr(MN("f"), buf, sizeof(buf)));
 	EXPECT_EQ(0, access(MN("f"), R_OK));
 	EXPECT_EQ(0, statfs(MNT, &sfs));
-
-	bpf_link__destroy(reg);
-	fuse_readonly__destroy(skel);
 }
 
 /*
@@ -785,16 +729,15 @@ TEST_F(filter, readonly_reads)
  */
 TEST_F(filter, readonly_open_files)
 {
-	struct fuse_readonly *skel = fuse_readonly__open();
-	struct bpf_link *reg;
+	struct fuse_readonly *skel;
 	loff_t in = 0, out = 0;
 	char buf[16];
 	int fd, fd2;
 
-	ASSERT_NE(NULL, skel);
+	skel = PT_BPF_OPEN(&self->bpf, fuse_readonly);
 	skel->rodata->open_for_write = true;
 	ASSERT_EQ(0, fuse_readonly__load(skel));
-	reg = register_map(_metadata, skel->maps.readonly_ops);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.readonly_ops);
 	readonly_lower(_metadata);
 	mount_view(_metadata, "readonly");
 
@@ -810,9 +753,6 @@ TEST_F(filter, readonly_open_files)
 	EXPECT_EQ(4, pt_read_file(LO("f"), buf, sizeof(buf)));
 	EXPECT_EQ(4, pt_read_file(LO("f2"), buf, sizeof(buf)));
 	EXPECT_STREQ("more", buf);
-
-	bpf_link__destroy(reg);
-	fuse_readonly__destroy(skel);
 }
 
 /* ------------------------------------------------------------------ */
@@ -887,8 +827,7 @@ static void expect_calls(struct __test_metadata *_metadata,
 /* Operations on names and directories */
 TEST_F(filter, count_names)
 {
-	struct fuse_count *skel = fuse_count__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_count *skel;
 	struct count_seen s;
 	char buf[64];
 	struct stat st;
@@ -896,8 +835,8 @@ TEST_F(filter, count_names)
 	int fd;
 	DIR *d;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.count_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_count);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.count_ops);
 	ASSERT_EQ(0, pt_write_file(LO("f"), "data", 0644));
 	ASSERT_EQ(0, mkdir(LO("full"), 0755));
 	ASSERT_EQ(0, pt_write_file(LO("full/x"), "", 0644));
@@ -988,24 +927,20 @@ TEST_F(filter, count_names)
 	EXPECT_EQ(0, rmdir(MN("d")));
 	EXPECT_CALLS(skel, FUSE_RMDIR, 1);
 	EXPECT_EQ(0, count_last(skel, FUSE_RMDIR).post_error);
-
-	bpf_link__destroy(reg);
-	fuse_count__destroy(skel);
 }
 
 /* Operations on attributes, xattrs and open files */
 TEST_F(filter, count_files)
 {
-	struct fuse_count *skel = fuse_count__open_and_load();
+	struct fuse_count *skel;
 	loff_t in = 0, out = 0;
-	struct bpf_link *reg;
 	struct statfs sfs;
 	struct statx stx;
 	char buf[64];
 	int fd, fd2;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.count_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_count);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.count_ops);
 	ASSERT_EQ(0, pt_write_file(LO("f"), "data", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("g"), "", 0644));
 	mount_view(_metadata, "count");
@@ -1064,9 +999,6 @@ TEST_F(filter, count_files)
 
 	EXPECT_EQ(4, pt_read_file(LO("g"), buf, sizeof(buf)));
 	EXPECT_STREQ("data", buf);
-
-	bpf_link__destroy(reg);
-	fuse_count__destroy(skel);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1076,13 +1008,12 @@ TEST_F(filter, count_files)
 /* Filters that change nothing: the view works as without them */
 TEST_F(filter, trivial)
 {
-	struct fuse_trivial *skel = fuse_trivial__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_trivial *skel;
 	char buf[64];
 	struct stat st;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.trivial_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_trivial);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.trivial_ops);
 	mount_view(_metadata, "trivial");
 
 	EXPECT_EQ(0, mkdir(MN("d"), 0755));
@@ -1099,9 +1030,6 @@ TEST_F(filter, trivial)
 	EXPECT_EQ(0, unlink(MN("d/g")));
 	EXPECT_EQ(0, rmdir(MN("d")));
 	EXPECT_FALSE(dir_has(LOWER, "d"));
-
-	bpf_link__destroy(reg);
-	fuse_trivial__destroy(skel);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1111,13 +1039,12 @@ TEST_F(filter, trivial)
 /* Prefilters rewrite names, modes and values on their way to the lower */
 TEST_F(filter, rewrite_inputs)
 {
-	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_test_rewrite *skel;
 	struct stat m, l;
 	char buf[64];
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_rewrite);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.rewrite_ops);
 	ASSERT_EQ(0, pt_write_file(LO("target"), "T", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("f"), "", 0644));
 	mount_view(_metadata, "rewrite");
@@ -1142,21 +1069,17 @@ TEST_F(filter, rewrite_inputs)
 	EXPECT_EQ(0, setxattr(MN("f"), "user.rewrite", "original", 8, 0));
 	EXPECT_EQ(14, getxattr(LO("f"), "user.rewrite", buf, sizeof(buf)));
 	EXPECT_EQ(0, memcmp(buf, "filtered-value", 14));
-
-	bpf_link__destroy(reg);
-	fuse_test_rewrite__destroy(skel);
 }
 
 /* Postfilters rewrite what the caller gets back */
 TEST_F(filter, rewrite_outputs)
 {
-	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_test_rewrite *skel;
 	char buf[64];
 	struct stat m, l;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_rewrite);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.rewrite_ops);
 	ASSERT_EQ(0, pt_write_file(LO("f"), "", 0644));
 	ASSERT_EQ(0, setxattr(LO("f"), "user.secret", "password123", 11, 0));
 	ASSERT_EQ(0, setxattr(LO("f"), "user.plain", "plain", 5, 0));
@@ -1185,9 +1108,6 @@ TEST_F(filter, rewrite_outputs)
 	ASSERT_EQ(0, stat(MN("f"), &m));
 	EXPECT_EQ(0, m.st_size);
 	EXPECT_EQ(0644, perms(&m));
-
-	bpf_link__destroy(reg);
-	fuse_test_rewrite__destroy(skel);
 }
 
 /*
@@ -1197,13 +1117,12 @@ TEST_F(filter, rewrite_outputs)
  */
 TEST_F(filter, rewrite_lseek)
 {
-	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
+	struct fuse_test_rewrite *skel;
 	char data[2001], c;
-	struct bpf_link *reg;
 	int fd, i;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_rewrite);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.rewrite_ops);
 	for (i = 0; i < 2000; i++)
 		data[i] = 'a' + i % 26;
 	data[2000] = '\0';
@@ -1222,9 +1141,6 @@ TEST_F(filter, rewrite_lseek)
 	ASSERT_EQ(1, read(fd, &c, 1));
 	EXPECT_EQ(data[1001], c);
 	close(fd);
-
-	bpf_link__destroy(reg);
-	fuse_test_rewrite__destroy(skel);
 }
 
 /*
@@ -1233,13 +1149,12 @@ TEST_F(filter, rewrite_lseek)
  */
 TEST_F(filter, errno_pre_and_post)
 {
-	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_test_rewrite *skel;
 	char buf[8];
 	struct stat st;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_rewrite);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.rewrite_ops);
 	ASSERT_EQ(0, pt_write_file(LO("keep"), "", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("other"), "", 0644));
 	mount_view(_metadata, "rewrite");
@@ -1251,9 +1166,6 @@ TEST_F(filter, errno_pre_and_post)
 
 	EXPECT_EQ(EDOM, err_of(setxattr(MN("keep"), "user.fail", "x", 1, 0)));
 	EXPECT_EQ(1, getxattr(LO("keep"), "user.fail", buf, sizeof(buf)));
-
-	bpf_link__destroy(reg);
-	fuse_test_rewrite__destroy(skel);
 }
 
 /* nobody's chown of @path, which it owns, to itself */
@@ -1303,14 +1215,13 @@ static int chown_in_userns(void *arg)
  */
 TEST_F(filter, rewrite_setattr)
 {
-	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
+	struct fuse_test_rewrite *skel;
 	struct timespec ts[2] = { { 4242, 0 }, { 0, UTIME_OMIT } };
 	struct userns_chown ns = { .path = MN("mine") };
-	struct bpf_link *reg;
 	struct stat l;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_rewrite);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.rewrite_ops);
 	ASSERT_EQ(0, pt_write_file(LO("f"), "0123456789", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("mine"), "", 0644));
 	ASSERT_EQ(0, chown(LO("mine"), NOBODY, NOBODY));
@@ -1380,9 +1291,6 @@ TEST_F(filter, rewrite_setattr)
 	EXPECT_EQ(1111, l.st_size);
 	EXPECT_EQ(2424, (long)l.st_atime);
 	EXPECT_EQ(0, (long)l.st_uid);
-
-	bpf_link__destroy(reg);
-	fuse_test_rewrite__destroy(skel);
 }
 
 /*
@@ -1392,11 +1300,10 @@ TEST_F(filter, rewrite_setattr)
  */
 TEST_F(filter, rewrite_access)
 {
-	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_test_rewrite *skel;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_rewrite);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.rewrite_ops);
 	ASSERT_EQ(0, pt_write_file(LO("rw"), "", 0644));
 	ASSERT_EQ(0, chmod(LO("rw"), 0666));
 	mount_view(_metadata, "rewrite");
@@ -1406,9 +1313,6 @@ TEST_F(filter, rewrite_access)
 	EXPECT_EQ(0, access(MN("rw"), R_OK));
 	EXPECT_EQ(EACCES, err_of(access(LO("rw"), R_OK | X_OK)));
 	EXPECT_EQ(EACCES, err_of(access(MN("rw"), R_OK | X_OK)));
-
-	bpf_link__destroy(reg);
-	fuse_test_rewrite__destroy(skel);
 }
 
 /*
@@ -1419,13 +1323,12 @@ TEST_F(filter, rewrite_access)
  */
 TEST_F(filter, rewrite_open_flags)
 {
-	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_test_rewrite *skel;
 	struct stat st;
 	int fd;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_rewrite);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.rewrite_ops);
 	ASSERT_EQ(0, pt_write_file(LO("f"), "data", 0644));
 	mount_view(_metadata, "rewrite");
 
@@ -1458,13 +1361,11 @@ TEST_F(filter, rewrite_open_flags)
 	ASSERT_EQ(0, fstat(fd, &st));
 	EXPECT_EQ(0640, perms(&st));
 	close(fd);
-
-	bpf_link__destroy(reg);
-	fuse_test_rewrite__destroy(skel);
 }
 
 FIXTURE(filter_ext4) {
 	struct pt_env env;
+	struct pt_bpf bpf;
 };
 
 FIXTURE_SETUP(filter_ext4)
@@ -1474,6 +1375,7 @@ FIXTURE_SETUP(filter_ext4)
 
 FIXTURE_TEARDOWN(filter_ext4)
 {
+	pt_bpf_release(&self->bpf);
 	pt_env_teardown(_metadata, &self->env);
 }
 
@@ -1558,19 +1460,15 @@ out:
  */
 TEST_F(filter_ext4, rewrite_open_direct)
 {
-	struct fuse_test_rewrite *skel = fuse_test_rewrite__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_test_rewrite *skel;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.rewrite_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_rewrite);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.rewrite_ops);
 	ASSERT_EQ(0, write_dio_file(LO("f")));
 	mount_view(_metadata, "rewrite");
 
 	EXPECT_EQ(1, cached_after_read(LO("f"), MN("f"), O_RDONLY));
 	EXPECT_EQ(0, cached_after_read(LO("f"), MN("f"), O_RDONLY | O_NONBLOCK));
-
-	bpf_link__destroy(reg);
-	fuse_test_rewrite__destroy(skel);
 }
 
 /*
@@ -1611,12 +1509,11 @@ TEST_F(filter_ext4, fadvise_reaches_backing)
 /* To the daemon: there is none on a no_daemon mount */
 TEST_F(filter, user_without_daemon)
 {
-	struct fuse_test_user *skel = fuse_test_user__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_test_user *skel;
 	struct stat st;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.user_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_user);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.user_ops);
 	ASSERT_EQ(0, pt_write_file(LO("daemon"), "", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("user_pre"), "", 0644));
 	ASSERT_EQ(0, pt_write_file(LO("user_post"), "", 0644));
@@ -1628,20 +1525,16 @@ TEST_F(filter, user_without_daemon)
 	EXPECT_EQ(EOPNOTSUPP, err_of(stat(MN("user_pre"), &st)));
 	EXPECT_EQ(EOPNOTSUPP, err_of(stat(MN("user_post"), &st)));
 	EXPECT_EQ(0, err_of(stat(MN("plain"), &st)));
-
-	bpf_link__destroy(reg);
-	fuse_test_user__destroy(skel);
 }
 
 /* A prefilter asking for a postfilter the program lacks */
 TEST_F(filter, prefilter_only)
 {
-	struct fuse_test_preonly *skel = fuse_test_preonly__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_test_preonly *skel;
 	struct stat st;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.preonly_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_preonly);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.preonly_ops);
 	mount_view(_metadata, "preonly");
 
 	EXPECT_EQ(0, mkdir(MN("ok"), 0755));
@@ -1650,20 +1543,16 @@ TEST_F(filter, prefilter_only)
 	EXPECT_EQ(EPERM, err_of(mkdir(MN("denied"), 0755)));
 	EXPECT_EQ(ENOENT, err_of(stat(LO("denied"), &st)));
 	EXPECT_EQ(2, (long)skel->bss->mkdir_calls);
-
-	bpf_link__destroy(reg);
-	fuse_test_preonly__destroy(skel);
 }
 
 /* A postfilter without a prefilter runs, and its output is the result */
 TEST_F(filter, postfilter_only)
 {
-	struct fuse_test_postonly *skel = fuse_test_postonly__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_test_postonly *skel;
 	struct statfs m, l;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.postonly_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_postonly);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.postonly_ops);
 	mount_view(_metadata, "postonly");
 
 	ASSERT_EQ(0, statfs(MNT, &m));
@@ -1672,9 +1561,6 @@ TEST_F(filter, postfilter_only)
 	EXPECT_EQ(NAME_MAX, (long)l.f_namelen);
 	EXPECT_LT(0, (long)skel->bss->statfs_calls);
 	EXPECT_EQ(0, skel->data->statfs_error);
-
-	bpf_link__destroy(reg);
-	fuse_test_postonly__destroy(skel);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1730,14 +1616,13 @@ TEST_F(filter, return_values_clamped)
 		-513, -514, -516, -517, -518, -521, -524, -529 /* EIOCBQUEUED */,
 		-4095, -4096, -70000, INT_MIN, 5, 77, INT_MAX,
 	};
-	struct fuse_test_retval *skel = fuse_test_retval__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_test_retval *skel;
 	struct stat st;
 	unsigned int i;
 	int ret, post;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.retval_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_retval);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.retval_ops);
 	ASSERT_EQ(0, pt_write_file(LO("f"), "data", 0644));
 	mount_view(_metadata, "retval");
 
@@ -1760,8 +1645,6 @@ TEST_F(filter, return_values_clamped)
 	}
 	skel->bss->pre_ret = 0;
 	skel->bss->post_ret = 0;
-	bpf_link__destroy(reg);
-	fuse_test_retval__destroy(skel);
 }
 
 /*
@@ -1772,15 +1655,14 @@ TEST_F(filter, return_values_clamped)
  */
 TEST_F(filter, open_fh_carried)
 {
-	struct fuse_test_fh *skel = fuse_test_fh__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_test_fh *skel;
 	struct dirent *de;
 	char c;
 	DIR *d;
 	int fd;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.fh_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_fh);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.fh_ops);
 	ASSERT_EQ(0, pt_write_file(LO("f"), "data", 0644));
 	mount_view(_metadata, "fh");
 	skel->bss->file_fh = 0xf11e0000cafeULL;
@@ -1811,9 +1693,6 @@ TEST_F(filter, open_fh_carried)
 	EXPECT_EQ(1, pread(fd, &c, 1, 0));
 	EXPECT_EQ(0, close(fd));
 	EXPECT_EQ(0ULL, skel->bss->seen_read);
-
-	bpf_link__destroy(reg);
-	fuse_test_fh__destroy(skel);
 }
 
 /*
@@ -1822,14 +1701,13 @@ TEST_F(filter, open_fh_carried)
  */
 TEST_F(filter, copy_file_range_len_bound)
 {
-	struct fuse_test_retval *skel = fuse_test_retval__open_and_load();
+	struct fuse_test_retval *skel;
 	char data[8192];
-	struct bpf_link *reg;
 	struct stat st;
 	int in, out;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.retval_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_retval);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.retval_ops);
 	memset(data, 'c', sizeof(data) - 1);
 	data[sizeof(data) - 1] = '\0';
 	ASSERT_EQ(0, pt_write_file(LO("src"), data, 0644));
@@ -1852,8 +1730,6 @@ TEST_F(filter, copy_file_range_len_bound)
 
 	close(out);
 	close(in);
-	bpf_link__destroy(reg);
-	fuse_test_retval__destroy(skel);
 }
 
 /*
@@ -1863,12 +1739,11 @@ TEST_F(filter, copy_file_range_len_bound)
  */
 TEST_F_TIMEOUT(filter, readdir_offset_spin_bounded, 120)
 {
-	struct fuse_test_retval *skel = fuse_test_retval__open_and_load();
-	struct bpf_link *reg;
+	struct fuse_test_retval *skel;
 	DIR *d;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.retval_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_retval);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.retval_ops);
 	ASSERT_EQ(0, pt_make_files(LOWER, "f%d", 8));
 	mount_view(_metadata, "retval");
 	EXPECT_TRUE(dir_has(MNT, "f7"));
@@ -1884,8 +1759,6 @@ TEST_F_TIMEOUT(filter, readdir_offset_spin_bounded, 120)
 	EXPECT_GT(10000, skel->bss->readdir_posts);
 	skel->bss->readdir_spin = 0;
 	EXPECT_TRUE(dir_has(MNT, "f7"));
-	bpf_link__destroy(reg);
-	fuse_test_retval__destroy(skel);
 }
 
 /*
@@ -1896,13 +1769,12 @@ TEST_F_TIMEOUT(filter, readdir_offset_spin_bounded, 120)
  */
 TEST_F(filter, grown_buffer_old_dynptr)
 {
-	struct fuse_test_stale *skel = fuse_test_stale__open_and_load();
+	struct fuse_test_stale *skel;
 	char grown[200];
-	struct bpf_link *reg;
 	int i;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.stale_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_stale);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.stale_ops);
 	memset(grown, 'g', sizeof(grown) - 1);
 	grown[sizeof(grown) - 1] = '\0';
 	ASSERT_EQ(0, pt_write_file(LO(grown), "grown", 0644));
@@ -1912,8 +1784,6 @@ TEST_F(filter, grown_buffer_old_dynptr)
 		EXPECT_FILE("grown", MN("grow"));
 		ASSERT_EQ(0, pt_write_str("/proc/sys/vm/drop_caches", "2"));
 	}
-	bpf_link__destroy(reg);
-	fuse_test_stale__destroy(skel);
 }
 
 #define LINK_A	"link-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -1927,16 +1797,15 @@ TEST_F(filter, grown_buffer_old_dynptr)
  */
 TEST_F(filter, readlink_name_during_rename)
 {
-	struct fuse_test_stale *skel = fuse_test_stale__open_and_load();
+	struct fuse_test_stale *skel;
 	char target[PATH_MAX], buf[PATH_MAX];
-	struct bpf_link *reg;
 	unsigned long reads = 0;
 	int status, i;
 	ssize_t n;
 	pid_t pid;
 
-	ASSERT_NE(NULL, skel);
-	reg = register_map(_metadata, skel->maps.stale_ops);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_stale);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.stale_ops);
 	/* A target long enough to live outside the lower inode */
 	memset(target, 't', 3000);
 	target[3000] = '\0';
@@ -1971,55 +1840,84 @@ TEST_F(filter, readlink_name_during_rename)
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	EXPECT_LT(0UL, reads);
 	EXPECT_LE(reads, (unsigned long)skel->bss->link_reads);
-	bpf_link__destroy(reg);
-	fuse_test_stale__destroy(skel);
 }
 
 /* ------------------------------------------------------------------ */
 /* The registry                                                         */
 /* ------------------------------------------------------------------ */
 
-/* A name is registered once; unregistering gives it back */
-TEST(duplicate_name)
+/* No mount: the programs only, held as in the fixture filter */
+FIXTURE(bpf) {
+	struct pt_bpf bpf;
+};
+
+FIXTURE_SETUP(bpf)
 {
-	struct fuse_hide *a = fuse_hide__open_and_load();
-	struct fuse_hide *b = fuse_hide__open_and_load();
+}
+
+FIXTURE_TEARDOWN(bpf)
+{
+	pt_bpf_release(&self->bpf);
+}
+
+/*
+ * FUSE's types are in the kernel's BTF: vmlinux's when FUSE is built in,
+ * fuse.ko's (split over vmlinux's) when it is a module, as in make
+ * check's kernel; the fuse_ops type is always vmlinux's.
+ */
+TEST_F(bpf, kernel_btf_has_fuse)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf(), *btf;
+
+	ASSERT_NE(NULL, vmlinux);
+	EXPECT_LT(0, btf__find_by_name_kind(vmlinux, "fuse_ops",
+					    BTF_KIND_STRUCT));
+	btf = vmlinux;
+	if (btf__find_by_name_kind(vmlinux, "fuse_conn", BTF_KIND_STRUCT) < 0)
+		btf = btf__load_module_btf("fuse", vmlinux);
+	ASSERT_NE(NULL, btf) {
+		TH_LOG("no BTF of the fuse module: %s", strerror(errno));
+	}
+	EXPECT_LT(0, btf__find_by_name_kind(btf, "fuse_conn", BTF_KIND_STRUCT));
+	if (btf != vmlinux)
+		btf__free(btf);
+	btf__free(vmlinux);
+}
+
+/* A name is registered once; unregistering gives it back */
+TEST_F(bpf, duplicate_name)
+{
+	struct fuse_hide *a = PT_BPF_LOAD(&self->bpf, fuse_hide);
+	struct fuse_hide *b = PT_BPF_LOAD(&self->bpf, fuse_hide);
 	struct bpf_link *la, *lb;
 
-	ASSERT_NE(NULL, a);
-	ASSERT_NE(NULL, b);
-	la = bpf_map__attach_struct_ops(a->maps.hide_ops);
-	ASSERT_NE(NULL, la) TH_LOG("register: %s", strerror(errno));
+	la = pt_bpf_register(_metadata, &self->bpf, a->maps.hide_ops);
 	lb = bpf_map__attach_struct_ops(b->maps.hide_ops);
 	EXPECT_EQ(NULL, lb);
 	EXPECT_EQ(EEXIST, errno);
+	pt_bpf_hold_link(&self->bpf, lb);
 
-	bpf_link__destroy(la);
+	pt_bpf_unregister(&self->bpf, la);
 	lb = bpf_map__attach_struct_ops(b->maps.hide_ops);
 	EXPECT_NE(NULL, lb) TH_LOG("register again: %s", strerror(errno));
-
-	bpf_link__destroy(lb);
-	fuse_hide__destroy(b);
-	fuse_hide__destroy(a);
+	pt_bpf_hold_link(&self->bpf, lb);
 }
 
 /*
  * Registering takes CAP_SYS_ADMIN: a loader with CAP_BPF alone cannot
  * plant a filter under a name a privileged mounter will pick.
  */
-TEST(register_needs_sys_admin)
+TEST_F(bpf, register_needs_sys_admin)
 {
-	struct fuse_hide *skel = fuse_hide__open_and_load();
+	struct fuse_hide *skel = PT_BPF_LOAD(&self->bpf, fuse_hide);
 	struct bpf_link *link;
 
-	ASSERT_NE(NULL, skel);
 	ASSERT_EQ(0, cap_effective(1U << CAP_SYS_ADMIN));
 	link = bpf_map__attach_struct_ops(skel->maps.hide_ops);
 	EXPECT_EQ(NULL, link);
 	EXPECT_EQ(EPERM, errno);
+	pt_bpf_hold_link(&self->bpf, link);
 	ASSERT_EQ(0, cap_effective(0));
-	bpf_link__destroy(link);
-	fuse_hide__destroy(skel);
 }
 
 /*
@@ -2028,19 +1926,19 @@ TEST(register_needs_sys_admin)
  */
 TEST_F(filter, root_bpf_fd)
 {
-	struct fuse_hide *skel = fuse_hide__open_and_load();
+	struct fuse_hide *skel;
 	struct bpf_link *reg;
 	char opt[64];
 	struct stat st;
 	int map, fd;
 
-	ASSERT_NE(NULL, skel);
+	skel = PT_BPF_LOAD(&self->bpf, fuse_hide);
 	map = bpf_map__fd(skel->maps.hide_ops);
 	ASSERT_EQ(0, mkdir(LO("hidden"), 0755));
 	/* Loaded, not registered */
 	EXPECT_EQ(EINVAL, err_of(mount_filter_fd(MNT, map)));
 
-	reg = register_map(_metadata, skel->maps.hide_ops);
+	reg = pt_bpf_register(_metadata, &self->bpf, skel->maps.hide_ops);
 	ASSERT_EQ(0, mount_filter_fd(MNT, map));
 	EXPECT_EQ(ENOENT, err_of(stat(MN("hidden"), &st)));
 	ASSERT_EQ(0, umount2(MNT, 0));
@@ -2058,9 +1956,6 @@ TEST_F(filter, root_bpf_fd)
 	EXPECT_EQ(EBADF, err_of(mount_filter_fd(MNT, 1000)));
 	snprintf(opt, sizeof(opt), "root_bpf=hide,root_bpf_fd=%d", map);
 	EXPECT_EQ(EINVAL, err_of(pt_mount(LOWER, MNT, opt)));
-
-	bpf_link__destroy(reg);
-	fuse_hide__destroy(skel);
 }
 
 TEST_F(filter, unknown_name)
@@ -2078,7 +1973,6 @@ TEST_F(filter, unknown_name)
 TEST_F(filter, unregister_while_mounted)
 {
 	struct fuse_hide *skel;
-	struct bpf_link *reg;
 	struct stat st;
 	int cycle;
 
@@ -2086,14 +1980,12 @@ TEST_F(filter, unregister_while_mounted)
 	ASSERT_EQ(0, mkdir(LO("shown"), 0755));
 	ASSERT_EQ(0, mkdir(LO("shown/hidden"), 0755));
 	for (cycle = 0; cycle < 4; cycle++) {
-		skel = fuse_hide__open_and_load();
-		ASSERT_NE(NULL, skel);
-		reg = register_map(_metadata, skel->maps.hide_ops);
+		skel = PT_BPF_LOAD(&self->bpf, fuse_hide);
+		pt_bpf_register(_metadata, &self->bpf, skel->maps.hide_ops);
 		mount_view(_metadata, "hide");
 		EXPECT_EQ(ENOENT, err_of(stat(MN("hidden"), &st)));
 
-		bpf_link__destroy(reg);
-		fuse_hide__destroy(skel);
+		pt_bpf_release(&self->bpf);
 
 		EXPECT_EQ(ENOENT, err_of(stat(MN("shown/hidden"), &st)))
 			TH_LOG("cycle %d: the mount lost its program", cycle);
@@ -2227,16 +2119,13 @@ TEST(reject_release)
 }
 
 /* ... and an RFC object loads once it neither sets nor loads the member */
-TEST(release_unused_loads)
+TEST_F(bpf, release_unused_loads)
 {
 	struct fuse_test_release_unused *skel;
 
-	skel = fuse_test_release_unused__open_and_load();
-	ASSERT_NE(NULL, skel)
-		TH_LOG("loading: %s", strerror(errno));
+	skel = PT_BPF_LOAD(&self->bpf, fuse_test_release_unused);
 	EXPECT_FALSE(bpf_program__autoload(skel->progs.unused_release));
 	EXPECT_TRUE(bpf_program__autoload(skel->progs.unused_lookup));
-	fuse_test_release_unused__destroy(skel);
 }
 
 int main(int argc, char **argv)

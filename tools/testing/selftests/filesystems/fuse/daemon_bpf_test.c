@@ -74,6 +74,7 @@
 #include <bpf/libbpf.h>
 
 #include "passthrough.h"
+#include "fuse_bpf_reply.h"		/* samples/fuse */
 #include "fuse_daemon.h"
 #include "fuse_readonly.skel.h"
 #include "fuse_test_user.skel.h"
@@ -143,8 +144,6 @@ struct plan {
 struct shm {
 	struct plan plan[NR_PLANS];
 	__u64 offered;			/* FUSE_INIT flags, flags2 << 32 */
-	unsigned long started;		/* requests whose handler began */
-	unsigned long finished;		/* and ended */
 	unsigned long req_on[NR_IDS];	/* requests but FORGETs, by node id */
 	unsigned long looked_up[NR_IDS]; /* lookups the kernel took */
 	unsigned long forgotten[NR_IDS]; /* sum of FORGETs' nlookup */
@@ -264,7 +263,6 @@ static int recorder(struct fuse_daemon *d, const struct fuse_daemon_req *req)
 	__u32 op = req->hdr->opcode;
 	int ret;
 
-	bump(&s->started, 1);
 	if (op != FUSE_FORGET && op != FUSE_BATCH_FORGET)
 		note_request_on(s, req->hdr->nodeid);
 	/* The node ids in the bodies of RENAME, RENAME2 and LINK */
@@ -274,7 +272,6 @@ static int recorder(struct fuse_daemon *d, const struct fuse_daemon_req *req)
 	if (op == FUSE_LINK && req->arglen >= sizeof(*link_in))
 		note_request_on(s, link_in->oldnodeid);
 	ret = inner[op] ? inner[op](d, req) : -ENOSYS;
-	bump(&s->finished, 1);
 	return ret;
 }
 
@@ -351,20 +348,18 @@ static int send_buf(struct fuse_daemon *d, enum send how, const void *buf,
 	return (size_t)n == len ? 0 : EMSGSIZE;
 }
 
-/* The id of @fd in the connection's backing registry, or -errno */
+/*
+ * The id of @fd in the connection's backing registry (closed again if
+ * @close_id), or -errno
+ */
 static int backing_open(struct fuse_daemon *d, int fd, bool close_id)
 {
-	struct fuse_backing_map map = { .fd = fd };
-	__u32 id;
-	int ret;
+	int id = fuse_bpf_backing_open(d->fd, fd), ret;
 
-	ret = ioctl(d->fd, FUSE_DEV_IOC_BACKING_OPEN, &map);
-	if (ret < 0)
-		return -errno;
-	id = ret;
-	if (close_id && ioctl(d->fd, FUSE_DEV_IOC_BACKING_CLOSE, &id))
-		return -errno;
-	return ret;
+	if (id < 0 || !close_id)
+		return id;
+	ret = fuse_bpf_backing_close(d->fd, id);
+	return ret ? ret : id;
 }
 
 /*
@@ -391,15 +386,19 @@ static int open_passthrough(struct fuse_daemon *d,
  * LOOKUP: the node of the daemon's tree, with the entries of the name's
  * plan (children of the root only; none for others).  The reply is sent
  * here whatever comes of it: when the kernel refuses it, it ends the
- * request with EIO itself.
+ * request with EIO itself.  It is framed by the reply library
+ * (fuse_bpf_reply_init()), with room for the malformed replies of the
+ * plans: one entry too many and PLAN_EXTRA bytes more.
  */
 static int entry_lookup(struct fuse_daemon *d,
 			const struct fuse_daemon_req *req)
 {
 	struct fuse_bpf_entry_out e[PLAN_ENTRIES];
-	struct fuse_out_header oh = { .unique = req->hdr->unique };
-	char buf[sizeof(oh) + sizeof(struct fuse_entry_out) +
-		 sizeof(e) + PLAN_EXTRA];
+	union {
+		struct fuse_bpf_reply r;
+		char buf[offsetof(struct fuse_bpf_reply, entries) +
+			 sizeof(e) + PLAN_EXTRA];
+	} u;
 	struct plan *p = NULL, plain = { .err = NOT_SENT };
 	const char *name = req->arg;
 	struct fuse_daemon_node *node;
@@ -431,28 +430,27 @@ static int entry_lookup(struct fuse_daemon *d,
 	fuse_daemon_fill_entry(d, node, &entry);
 	if (p->cfg.zero_nodeid)
 		entry.nodeid = 0;
-	base = sizeof(oh) + sizeof(entry);
+	memset(&u, 0, sizeof(u));
+	fuse_bpf_reply_init(&u.r, req->hdr->unique, &entry);
+	base = u.r.hdr.len;
 	len = base + p->cfg.nr * sizeof(e[0]) + p->cfg.extra;
-	if (len > sizeof(buf))
+	if (len > sizeof(u))
 		abort();
-	oh.len = len + p->cfg.oh_len_delta;
-	memset(buf, 0, sizeof(buf));
-	memcpy(buf, &oh, sizeof(oh));
-	memcpy(buf + sizeof(oh), &entry, sizeof(entry));
-	memcpy(buf + base, e, p->cfg.nr * sizeof(e[0]));
+	memcpy(u.buf + base, e, p->cfg.nr * sizeof(e[0]));
+	u.r.hdr.len = len + p->cfg.oh_len_delta;
 
 	if (p->cfg.delay_ms)
 		usleep(p->cfg.delay_ms * 1000);
 	if (p->cfg.drop_admin)
 		cap_effective(1U << CAP_SYS_ADMIN);
-	p->err = send_buf(d, p->cfg.how, buf, len, p->cfg.ioc_size);
+	p->err = send_buf(d, p->cfg.how, &u, len, p->cfg.ioc_size);
 	if (p->cfg.drop_admin)
 		cap_effective(0);
 	d->replied = true;
 	taken = !p->err;
 	p->err2 = NOT_SENT;
 	if (p->cfg.twice && !p->err) {
-		p->err2 = send_buf(d, p->cfg.how, buf, len, p->cfg.ioc_size);
+		p->err2 = send_buf(d, p->cfg.how, &u, len, p->cfg.ioc_size);
 		taken += !p->err2;
 	} else if (p->err) {
 		/*
@@ -461,10 +459,9 @@ static int entry_lookup(struct fuse_daemon *d,
 		 * again, without entries or with an error, so that the caller
 		 * never hangs: ENOENT tells that the request was gone.
 		 */
-		oh.len = p->cfg.then_plain ? base : sizeof(oh);
-		oh.error = p->cfg.then_plain ? 0 : -EIO;
-		memcpy(buf, &oh, sizeof(oh));
-		p->err2 = send_buf(d, BY_WRITE, buf, oh.len, 0);
+		u.r.hdr.len = p->cfg.then_plain ? base : sizeof(u.r.hdr);
+		u.r.hdr.error = p->cfg.then_plain ? 0 : -EIO;
+		p->err2 = send_buf(d, BY_WRITE, &u, u.r.hdr.len, 0);
 		taken += p->cfg.then_plain && !p->err2;
 	}
 	node->nlookup += taken;
@@ -554,6 +551,7 @@ FIXTURE(entry) {
 	char mnt[64];
 	int fd_a, fd_b, fd_file, fd_g, fd_path;
 	__u64 id_a, id_b, id_c, id_dfile, id_file, id_g;
+	struct pt_bpf bpf;	/* released after the daemon's unmount */
 	unsigned long taint;
 };
 
@@ -562,20 +560,6 @@ FIXTURE(entry) {
 
 #define IN_MNT(rel)	path_in(self->mnt, rel)
 #define IN_LOWER(rel)	path_in(self->lower, rel)
-
-/* Waits until the daemon finished the requests it began */
-static bool quiesce(struct shm *s)
-{
-	struct timespec ts = { 0, 1000000 };
-	unsigned int waited = 0;
-
-	while (load(&s->finished) != load(&s->started)) {
-		if (waited++ >= WAIT_MS)
-			return false;
-		nanosleep(&ts, NULL);
-	}
-	return true;
-}
 
 /* The same from the start of the open file @fd */
 static ssize_t read_fd(int fd, char *buf, size_t size)
@@ -656,7 +640,7 @@ static void expect_refused(struct __test_metadata *_metadata,
 
 	ret = stat(IN_MNT(name), &st);
 	saved = errno;
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_TRUE(ret == -1 && saved == EIO)
 		TH_LOG("%s: stat() %s, not EIO", name,
 		       ret ? strerror(saved) : "succeeded");
@@ -686,7 +670,7 @@ static void expect_alive(struct __test_metadata *_metadata,
 	p = plan_set(self->s, "b", BY_IOCTL);
 	plan_add(p, FUSE_ENTRY_BACKING, self->fd_b);
 	EXPECT_FILE(LOWER_B, IN_MNT("b/f"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err)
 		TH_LOG("backing b: %s", errstr(p->err));
 }
@@ -726,7 +710,7 @@ static void expect_all_forgotten(struct __test_metadata *_metadata,
 	int i;
 
 	EXPECT_TRUE(all_forgotten(s));
-	ASSERT_TRUE(quiesce(s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	for (i = 0; i < NR_IDS; i++) {
 		EXPECT_EQ(s->looked_up[i], s->forgotten[i])
 			TH_LOG("node %d: %lu lookups taken, %lu forgotten", i,
@@ -855,6 +839,7 @@ FIXTURE_TEARDOWN(entry)
 		}
 		fuse_daemon_free(self->d);
 	}
+	pt_bpf_release(&self->bpf);
 	if (self->s)
 		munmap(self->s, sizeof(*self->s));
 	close(self->fd_a);
@@ -887,7 +872,7 @@ TEST_F(entry, backing_fd_ioctl)
 
 	ASSERT_EQ(0, stat(IN_MNT("a"), &st))
 		TH_LOG("stat a: %s", strerror(errno));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err)
 		TH_LOG("the backing entry: %s", errstr(p->err));
 	EXPECT_EQ(1UL, p->accepted);
@@ -913,7 +898,7 @@ TEST_F(entry, backing_fd_ioctl)
 	EXPECT_NAMES("f renamed ", IN_LOWER("a"));
 	EXPECT_NAMES("f renamed ", IN_MNT("a"));
 
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	expect_no_requests(_metadata, self->d, count);
 	EXPECT_EQ(0UL, self->s->req_on[self->id_a])
 		TH_LOG("requests on the backed node a");
@@ -946,7 +931,7 @@ TEST_F(entry, backing_o_path)
 	daemon_up(_metadata, self);
 
 	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err)
 		TH_LOG("an O_PATH backing: %s", errstr(p->err));
 	ASSERT_EQ(0, stat(IN_MNT("a"), &st));
@@ -984,7 +969,7 @@ TEST_F(entry, backing_id)
 	plan_add_id(p, self->fd_file, false);
 	ASSERT_EQ(0, stat(IN_MNT("file"), &st))
 		TH_LOG("stat file: %s", strerror(errno));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->id_err)
 		TH_LOG("BACKING_OPEN: %s", strerror(p->id_err));
 	EXPECT_EQ(0, p->err)
@@ -997,7 +982,7 @@ TEST_F(entry, backing_id)
 	p = plan_set(self->s, "g", BY_IOCTL);
 	plan_add_id(p, self->fd_g, false);
 	EXPECT_FILE(LOWER_G, IN_MNT("g"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err)
 		TH_LOG("the backing id entry: %s", errstr(p->err));
 
@@ -1026,7 +1011,7 @@ TEST_F(entry, mixed_tree)
 	reads = fuse_daemon_count(self->d, FUSE_READ);
 	opens = fuse_daemon_count(self->d, FUSE_OPEN);
 	EXPECT_FILE(DAEMON_DFILE, IN_MNT("c/dfile"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_LT(reads, fuse_daemon_count(self->d, FUSE_READ));
 	EXPECT_LT(opens, fuse_daemon_count(self->d, FUSE_OPEN));
 	ASSERT_EQ(0, stat(IN_MNT("c"), &st));
@@ -1038,14 +1023,14 @@ TEST_F(entry, mixed_tree)
 	EXPECT_NAMES("f ", IN_MNT("a"));
 	ASSERT_EQ(0, stat(IN_MNT("a"), &st));
 	EXPECT_EQ((mode_t)(S_IFDIR | LOWER_MODE_A), st.st_mode);
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err);
 	EXPECT_EQ(reads, fuse_daemon_count(self->d, FUSE_READ));
 	EXPECT_EQ(0UL, self->s->req_on[self->id_a]);
 
 	/* And the daemon's file next to it is the daemon's */
 	EXPECT_FILE(DAEMON_FILE, IN_MNT("file"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_LT(0UL, self->s->req_on[self->id_file]);
 	expect_all_forgotten(_metadata, self);
 }
@@ -1268,7 +1253,7 @@ TEST_F(entry, reply_already_answered)
 
 	EXPECT_EQ(0, stat(IN_MNT("a"), &st));
 	EXPECT_EQ(0, stat(IN_MNT("c"), &st));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err);
 	EXPECT_EQ(ENOENT, p->err2)
 		TH_LOG("ioctl again: %s", errstr(p->err2));
@@ -1304,7 +1289,7 @@ TEST_F(entry, ioctl_bad_header)
 
 	EXPECT_EQ(0, stat(IN_MNT("a"), &st))
 		TH_LOG("stat a: %s", strerror(errno));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(EINVAL, p->err)
 		TH_LOG("a short ioctl: %s", errstr(p->err));
 	EXPECT_EQ(0, p->err2);
@@ -1313,7 +1298,7 @@ TEST_F(entry, ioctl_bad_header)
 
 	EXPECT_EQ(0, stat(IN_MNT("c"), &st))
 		TH_LOG("stat c: %s", strerror(errno));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(EINVAL, q->err)
 		TH_LOG("a header's len not the ioctl's: %s", errstr(q->err));
 	EXPECT_EQ(0, q->err2);
@@ -1375,7 +1360,7 @@ TEST_F(entry, unprivileged_daemon)
 	/* With the capability back, the same reply is taken */
 	p->cfg.drop_admin = false;
 	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err);
 	expect_alive(_metadata, self, true);
 	expect_all_forgotten(_metadata, self);
@@ -1466,7 +1451,7 @@ TEST_F(entry, revalidate_new_backing)
 	EXPECT_STREQ(LOWER_A, buf);
 	/* The same backing again */
 	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err);
 
 	/* Another one */
@@ -1474,7 +1459,7 @@ TEST_F(entry, revalidate_new_backing)
 	p = plan_set(self->s, "a", BY_IOCTL);
 	plan_add(p, FUSE_ENTRY_BACKING, self->fd_b);
 	EXPECT_FILE(LOWER_B, IN_MNT("a/f"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_LT(lookups, p->lookups)
 		TH_LOG("a not looked up again");
 	EXPECT_EQ(0, p->err);
@@ -1492,7 +1477,7 @@ TEST_F(entry, revalidate_new_backing)
 	ASSERT_EQ(0, stat(IN_MNT("a"), &st));
 	EXPECT_EQ((mode_t)(S_IFDIR | LOWER_MODE_B), st.st_mode);
 	EXPECT_NAMES("bonly f ", IN_MNT("a"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_LT(lookups, p->lookups);
 	EXPECT_EQ(0, p->err);
 
@@ -1526,12 +1511,12 @@ TEST_F(entry, revalidate_same_backing_keeps_dentry)
 	ASSERT_EQ(0, mount("tmpfs", IN_MNT("a"), "tmpfs", 0, NULL));
 	snprintf(marker, sizeof(marker), "%s", IN_MNT("a/marker"));
 	ASSERT_EQ(0, pt_write_file(marker, "m", 0644));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	lookups = p->lookups;
 	for (i = 0; i < 5; i++)
 		EXPECT_EQ(0, access(marker, F_OK) ? errno : 0)
 			TH_LOG("walk %d: the mount on a/ is gone", i);
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(lookups + 5, p->lookups)
 		TH_LOG("one LOOKUP of a per walk expected");
 	EXPECT_EQ(0, p->err);
@@ -1559,7 +1544,7 @@ TEST_F(entry, remove_backing)
 	fd = open(IN_MNT("a/f"), O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd)
 		TH_LOG("open a/f: %s", strerror(errno));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err);
 	EXPECT_EQ(0UL, self->s->req_on[self->id_a]);
 
@@ -1567,7 +1552,7 @@ TEST_F(entry, remove_backing)
 	p = plan_set(self->s, "a", BY_WRITE);
 	plan_add(p, FUSE_ENTRY_REMOVE_BACKING, 0);
 	EXPECT_NAMES("dchild ", IN_MNT("a"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err)
 		TH_LOG("removing the backing: %s", errstr(p->err));
 	EXPECT_LT(readdirs, fuse_daemon_count(self->d, FUSE_READDIR));
@@ -1617,7 +1602,7 @@ TEST_F_TIMEOUT(entry, forget_only_daemon_ids, 120)
 	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
 	EXPECT_LE(0, pt_dir_names(IN_MNT("a/sub"), buf, sizeof(buf)));
 	EXPECT_FILE(DAEMON_DFILE, IN_MNT("c/dfile"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err);
 	ASSERT_LT(0UL, self->s->looked_up[self->id_a]);
 	ASSERT_LT(0UL, self->s->looked_up[self->id_dfile]);
@@ -1685,7 +1670,7 @@ TEST_F(entry, backing_name_beneath)
 
 	reads = fuse_daemon_count(self->d, FUSE_READ);
 	EXPECT_FILE(LOWER_A, IN_MNT("a/dchild"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, q->err)
 		TH_LOG("a/dchild by name: %s", errstr(q->err));
 	EXPECT_EQ(reads, fuse_daemon_count(self->d, FUSE_READ));
@@ -1697,7 +1682,7 @@ TEST_F(entry, backing_name_beneath)
 		snprintf(e->name, sizeof(e->name), "%s", bad[i].name);
 		EXPECT_EQ(EIO, stat(IN_MNT("a/dchild"), &st) ? errno : 0)
 			TH_LOG("%s", bad[i].name);
-		ASSERT_TRUE(quiesce(self->s));
+		ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 		EXPECT_EQ(bad[i].err, q->err)
 			TH_LOG("%s: %s", bad[i].name, errstr(q->err));
 	}
@@ -1729,25 +1714,21 @@ TEST_F(entry, fopen_passthrough_same_connection)
 	reads = fuse_daemon_count(self->d, FUSE_READ);
 	EXPECT_FILE(LOWER_FILE, IN_MNT("file"));
 	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(reads, fuse_daemon_count(self->d, FUSE_READ));
 	EXPECT_FILE(DAEMON_DFILE, IN_MNT("c/dfile"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_LT(reads, fuse_daemon_count(self->d, FUSE_READ));
 	expect_all_forgotten(_metadata, self);
 }
 
 /* Loads progs/fuse_test_user.c and registers it, as "user" */
-static struct fuse_test_user *user_ops_register(struct __test_metadata *_metadata,
-						struct bpf_link **reg)
+static void user_ops_register(struct __test_metadata *_metadata,
+			      entry_data *self)
 {
-	struct fuse_test_user *skel = fuse_test_user__open_and_load();
+	struct fuse_test_user *skel = PT_BPF_LOAD(&self->bpf, fuse_test_user);
 
-	ASSERT_NE(NULL, skel);
-	*reg = bpf_map__attach_struct_ops(skel->maps.user_ops);
-	ASSERT_NE(NULL, *reg)
-		TH_LOG("registering user: %s", strerror(errno));
-	return skel;
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.user_ops);
 }
 
 /* Starts the daemon; its lookup of "a" gives a its backing and "user" */
@@ -1770,10 +1751,9 @@ static void user_daemon_up(struct __test_metadata *_metadata,
  */
 TEST_F(entry, fallback_introduces_kernel_node)
 {
-	struct bpf_link *link;
-	struct fuse_test_user *skel = user_ops_register(_metadata, &link);
 	__u64 id_sub, id_daemon;
 
+	user_ops_register(_metadata, self);
 	ASSERT_EQ(0, mkdir(IN_LOWER("a/sub"), 0755));
 	id_sub = fuse_daemon_add_dir(self->d, self->id_a, "sub", 0755);
 	ASSERT_NE(0ULL, id_sub);
@@ -1784,7 +1764,7 @@ TEST_F(entry, fallback_introduces_kernel_node)
 	user_daemon_up(_metadata, self);
 
 	EXPECT_FILE(DAEMON_DFILE, IN_MNT("a/sub/daemon"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, plan_find(self->s, "a")->err);
 	EXPECT_EQ(1UL, self->s->looked_up[id_sub])
 		TH_LOG("sub was not introduced by one lookup");
@@ -1796,9 +1776,6 @@ TEST_F(entry, fallback_introduces_kernel_node)
 	ASSERT_EQ(0, pt_write_file(IN_LOWER("a/sub/lower"), "x", 0644));
 	EXPECT_FILE("x", IN_MNT("a/sub/lower"));
 	expect_all_forgotten(_metadata, self);
-	EXPECT_EQ(0, fuse_daemon_umount(self->d));
-	bpf_link__destroy(link);
-	fuse_test_user__destroy(skel);
 }
 
 /*
@@ -1812,10 +1789,9 @@ TEST_F(entry, fallback_introduces_kernel_node)
  */
 TEST_F(entry, fallback_introduces_body_nodes)
 {
-	struct bpf_link *reg;
-	struct fuse_test_user *skel = user_ops_register(_metadata, &reg);
 	__u64 id_s1, id_s2, id_f;
 
+	user_ops_register(_metadata, self);
 	ASSERT_EQ(0, mkdir(IN_LOWER("a/s1"), 0755));
 	ASSERT_EQ(0, mkdir(IN_LOWER("a/s2"), 0755));
 	ASSERT_EQ(0, pt_write_file(IN_LOWER("a/s1/daemon_mv"), "m", 0644));
@@ -1836,7 +1812,7 @@ TEST_F(entry, fallback_introduces_body_nodes)
 	errno = 0;
 	EXPECT_EQ(-1, link(IN_MNT("a/s1/f"), IN_MNT("a/s2/daemon_ln")));
 	EXPECT_EQ(EPERM, errno);
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0UL, self->s->kernel_ids)
 		TH_LOG("the daemon saw %lu kernel node ids",
 		       self->s->kernel_ids);
@@ -1851,9 +1827,6 @@ TEST_F(entry, fallback_introduces_body_nodes)
 	EXPECT_EQ(0, access(IN_LOWER("a/s1/daemon_mv"), F_OK));
 	EXPECT_EQ(-1, access(IN_LOWER("a/s2/daemon_ln"), F_OK));
 	expect_all_forgotten(_metadata, self);
-	EXPECT_EQ(0, fuse_daemon_umount(self->d));
-	bpf_link__destroy(reg);
-	fuse_test_user__destroy(skel);
 }
 
 /*
@@ -1893,13 +1866,13 @@ static void expect_cached(struct __test_metadata *_metadata,
 	unsigned long lookups;
 	struct stat st;
 
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	lookups = fuse_daemon_count(self->d, FUSE_LOOKUP);
 	EXPECT_EQ(0, stat(path, &st))
 		TH_LOG("%s: %s", path, strerror(errno));
 	EXPECT_EQ(0, stat(path, &st))
 		TH_LOG("%s: %s", path, strerror(errno));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(lookups, fuse_daemon_count(self->d, FUSE_LOOKUP))
 		TH_LOG("%s looked up again on each walk", path);
 }
@@ -1913,13 +1886,12 @@ static void expect_cached(struct __test_metadata *_metadata,
  */
 TEST_F(entry, daemon_node_in_backed_dir)
 {
-	struct bpf_link *reg;
-	struct fuse_test_user *skel = user_ops_register(_metadata, &reg);
 	struct fuse_bpf_entry_out *e;
 	__u64 id_sub, id_daemon;
 	struct plan *p;
 	struct stat st;
 
+	user_ops_register(_metadata, self);
 	inner[FUSE_MKDIR] = entry_mkdir;
 	ASSERT_EQ(0, mkdir(IN_LOWER("a/sub"), 0755));
 	id_sub = fuse_daemon_add_dir(self->d, self->id_a, "sub", 0755);
@@ -1946,12 +1918,9 @@ TEST_F(entry, daemon_node_in_backed_dir)
 	EXPECT_FILE(DAEMON_DFILE, IN_MNT("a/sub/daemon/leaf"));
 	expect_cached(_metadata, self, IN_MNT("a/sub/daemon/leaf"));
 	EXPECT_FILE(LOWER_B, IN_MNT("b/f"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, plan_find(self->s, "b")->err);
 	expect_all_forgotten(_metadata, self);
-	EXPECT_EQ(0, fuse_daemon_umount(self->d));
-	bpf_link__destroy(reg);
-	fuse_test_user__destroy(skel);
 }
 
 /*
@@ -1962,13 +1931,12 @@ TEST_F(entry, daemon_node_in_backed_dir)
  */
 TEST_F(entry, daemon_dir_under_backed_root)
 {
-	struct bpf_link *reg;
-	struct fuse_test_user *skel = user_ops_register(_metadata, &reg);
 	char opts[64], sub[PATH_MAX];
 	__u64 id_daemon;
 	int root_fd, ret;
 	struct stat st;
 
+	user_ops_register(_metadata, self);
 	id_daemon = fuse_daemon_add_dir(self->d, FUSE_ROOT_ID, "daemon", 0755);
 	ASSERT_NE(0ULL, id_daemon);
 	ASSERT_NE(0ULL, fuse_daemon_add_dir(self->d, id_daemon, "leaf",
@@ -1991,9 +1959,6 @@ TEST_F(entry, daemon_dir_under_backed_root)
 	EXPECT_FILE("t", IN_MNT("daemon/leaf/t"));
 	EXPECT_EQ(0, umount2(sub, 0))
 		TH_LOG("the mount on daemon/leaf: %s", strerror(errno));
-	EXPECT_EQ(0, fuse_daemon_umount(self->d));
-	bpf_link__destroy(reg);
-	fuse_test_user__destroy(skel);
 }
 
 /*
@@ -2044,7 +2009,7 @@ TEST_F(entry, lower_mounts_kept_apart)
 	EXPECT_EQ(0, rename(IN_MNT("a/g"), IN_MNT("a/f")));
 	EXPECT_EQ(EROFS, rename(IN_MNT("b/f"), IN_MNT("b/g")) ? errno : 0);
 	EXPECT_LOWER_A("f ");
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, plan_find(self->s, "b")->err);
 
 	EXPECT_EQ(0, fuse_daemon_umount(self->d));
@@ -2069,8 +2034,8 @@ TEST_F(entry, racing_excl_creates_one_winner)
 	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
 	daemon_up(_metadata, self);
 	ASSERT_EQ(0, access(IN_MNT("a/f"), F_OK));
-	ASSERT_TRUE(quiesce(self->s));
-	before = load(&self->s->started);
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
+	before = fuse_daemon_started(self->d);
 
 	for (round = 0; round < ROUNDS; round++) {
 		snprintf(name, sizeof(name), "a/excl%d", round);
@@ -2081,8 +2046,8 @@ TEST_F(entry, racing_excl_creates_one_winner)
 		snprintf(name, sizeof(name), "excl%d", round);
 		EXPECT_EQ(0, faccessat(self->fd_a, name, F_OK, 0));
 	}
-	ASSERT_TRUE(quiesce(self->s));
-	EXPECT_EQ(before, load(&self->s->started))
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
+	EXPECT_EQ(before, fuse_daemon_started(self->d))
 		TH_LOG("the daemon saw requests for the creates");
 }
 
@@ -2126,7 +2091,7 @@ TEST_F(entry, abort_backed_nodes_go_on)
 	EXPECT_EQ(0, access(IN_LOWER("a/new"), F_OK));
 	EXPECT_EQ(ENOTCONN, stat(IN_MNT("file"), &st) ? errno : 0);
 	EXPECT_EQ(0, close(fd));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(ENOENT, p->err)
 		TH_LOG("the late reply: %s", errstr(p->err));
 }
@@ -2150,7 +2115,7 @@ TEST_F(entry, daemon_ops_opendir)
 	reads = fuse_daemon_count(self->d, FUSE_READ);
 	EXPECT_NAMES("dchild ", IN_MNT("a"));
 	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err);
 	EXPECT_LT(readdirs, fuse_daemon_count(self->d, FUSE_READDIR));
 	EXPECT_LT(0UL, self->s->req_on[self->id_a]);
@@ -2175,7 +2140,7 @@ TEST_F(entry, daemon_ops_lookup)
 	EXPECT_NAMES("f ", IN_MNT("a"));
 	EXPECT_FILE(DAEMON_DCHILD, IN_MNT("a/dchild"));
 	EXPECT_EQ(ENOENT, stat(IN_MNT("a/f"), &st) ? errno : 0);
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err);
 	EXPECT_LT(lookups + 1, fuse_daemon_count(self->d, FUSE_LOOKUP));
 	expect_all_forgotten(_metadata, self);
@@ -2215,15 +2180,11 @@ TEST_F(entry, daemon_ops_refused)
 TEST_F(entry, bpf_filter_by_name)
 {
 	struct fuse_readonly *skel;
-	struct bpf_link *link;
 	struct plan *p;
 	int pin;
 
-	skel = fuse_readonly__open_and_load();
-	ASSERT_NE(NULL, skel);
-	link = bpf_map__attach_struct_ops(skel->maps.readonly_ops);
-	ASSERT_NE(NULL, link)
-		TH_LOG("registering readonly: %s", strerror(errno));
+	skel = PT_BPF_LOAD(&self->bpf, fuse_readonly);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.readonly_ops);
 
 	self->d->entry_timeout_ms = 0;
 	self->d->attr_timeout_ms = 0;
@@ -2237,7 +2198,7 @@ TEST_F(entry, bpf_filter_by_name)
 	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
 	plan_add_name(p, "readonly", sizeof("readonly"));
 	EXPECT_EQ(-EROFS, create_file(IN_MNT("a/n2"), "2"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err)
 		TH_LOG("the filter entry: %s", errstr(p->err));
 	EXPECT_EQ(EROFS, mkdir(IN_MNT("a/d"), 0755) ? errno : 0);
@@ -2257,16 +2218,13 @@ TEST_F(entry, bpf_filter_by_name)
 	plan_add(p, FUSE_ENTRY_REMOVE_BPF, 0);
 	EXPECT_EQ(0, create_file(IN_MNT("a/n3"), "3"));
 	close(pin);
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err)
 		TH_LOG("removing the filter: %s", errstr(p->err));
 	EXPECT_LOWER_A("f n1 n3 ");
 	EXPECT_EQ(0UL, self->s->req_on[self->id_a]);
 
 	expect_all_forgotten(_metadata, self);
-	EXPECT_EQ(0, fuse_daemon_umount(self->d));
-	bpf_link__destroy(link);
-	fuse_readonly__destroy(skel);
 }
 
 /*
@@ -2278,16 +2236,12 @@ TEST_F(entry, filter_entries_need_admin)
 {
 	static const char *const names[] = { "readonly", "nosuchname" };
 	struct fuse_readonly *skel;
-	struct bpf_link *link;
 	struct plan *p;
 	unsigned int i;
 	int pin;
 
-	skel = fuse_readonly__open_and_load();
-	ASSERT_NE(NULL, skel);
-	link = bpf_map__attach_struct_ops(skel->maps.readonly_ops);
-	ASSERT_NE(NULL, link)
-		TH_LOG("registering readonly: %s", strerror(errno));
+	skel = PT_BPF_LOAD(&self->bpf, fuse_readonly);
+	pt_bpf_register(_metadata, &self->bpf, skel->maps.readonly_ops);
 	self->d->entry_timeout_ms = 0;
 	self->d->attr_timeout_ms = 0;
 	p = plan_set(self->s, "a", BY_IOCTL);
@@ -2295,12 +2249,12 @@ TEST_F(entry, filter_entries_need_admin)
 	plan_add_name(p, "readonly", sizeof("readonly"));
 	daemon_up(_metadata, self);
 	EXPECT_EQ(-EROFS, create_file(IN_MNT("a/n1"), "1"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	ASSERT_EQ(0, p->err);
 	pin = open(IN_MNT("a"), O_PATH | O_CLOEXEC);
 	ASSERT_LE(0, pin);
 	/* The daemon counts the LOOKUP open() made after it replied */
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 
 	p = plan_set(self->s, "a", BY_WRITE);
 	plan_add(p, FUSE_ENTRY_REMOVE_BPF, 0);
@@ -2319,9 +2273,6 @@ TEST_F(entry, filter_entries_need_admin)
 	close(pin);
 
 	expect_all_forgotten(_metadata, self);
-	EXPECT_EQ(0, fuse_daemon_umount(self->d));
-	bpf_link__destroy(link);
-	fuse_readonly__destroy(skel);
 }
 
 /*
@@ -2335,11 +2286,8 @@ TEST_F(entry, bpf_filter_by_fd)
 	struct plan *p;
 	int link_fd, map_fd;
 
-	skel = fuse_readonly__open_and_load();
-	ASSERT_NE(NULL, skel);
-	link = bpf_map__attach_struct_ops(skel->maps.readonly_ops);
-	ASSERT_NE(NULL, link)
-		TH_LOG("registering readonly: %s", strerror(errno));
+	skel = PT_BPF_LOAD(&self->bpf, fuse_readonly);
+	link = pt_bpf_register(_metadata, &self->bpf, skel->maps.readonly_ops);
 	link_fd = bpf_link__fd(link);
 	map_fd = bpf_map__fd(skel->maps.readonly_ops);
 	ASSERT_LE(0, link_fd);
@@ -2366,7 +2314,7 @@ TEST_F(entry, bpf_filter_by_fd)
 	plan_add(p, FUSE_ENTRY_BACKING, self->fd_a);
 	plan_add(p, FUSE_ENTRY_BPF_FD, link_fd);
 	EXPECT_EQ(-EROFS, create_file(IN_MNT("a/n1"), "1"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err)
 		TH_LOG("the link's descriptor: %s", errstr(p->err));
 	EXPECT_FILE(LOWER_A, IN_MNT("a/f"));
@@ -2376,7 +2324,7 @@ TEST_F(entry, bpf_filter_by_fd)
 	plan_add(p, FUSE_ENTRY_BACKING, self->fd_b);
 	plan_add(p, FUSE_ENTRY_BPF_FD, map_fd);
 	EXPECT_EQ(-EROFS, create_file(IN_MNT("b/n1"), "1"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, p->err)
 		TH_LOG("the map's descriptor: %s", errstr(p->err));
 	EXPECT_FILE(LOWER_B, IN_MNT("b/f"));
@@ -2384,9 +2332,6 @@ TEST_F(entry, bpf_filter_by_fd)
 	EXPECT_NAMES("bonly f ", IN_LOWER("b"));
 
 	expect_all_forgotten(_metadata, self);
-	EXPECT_EQ(0, fuse_daemon_umount(self->d));
-	bpf_link__destroy(link);
-	fuse_readonly__destroy(skel);
 }
 
 /*
@@ -2425,7 +2370,7 @@ TEST_F(entry, readdirplus_never_overrides_backing)
 
 	lookups = fuse_daemon_count(self->d, FUSE_LOOKUP);
 	EXPECT_EQ(ENOENT, stat(IN_MNT(ZERO_NAME), &st) ? errno : 0);
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_LT(lookups, fuse_daemon_count(self->d, FUSE_LOOKUP))
 		TH_LOG("node id 0 made a dentry");
 	expect_all_forgotten(_metadata, self);

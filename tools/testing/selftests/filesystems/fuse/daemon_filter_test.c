@@ -180,8 +180,6 @@ struct shm {
 	struct rule rule[NR_RULES];
 	struct seen seen[NR_SEEN];
 	unsigned long nr_seen;		/* seen[nr_seen % NR_SEEN] is next */
-	unsigned long started;		/* requests whose handler began */
-	unsigned long finished;		/* and ended */
 	unsigned long kernel_ids;	/* kernel-made node ids seen */
 	unsigned long bad;		/* filter requests that did not parse */
 	unsigned long hung;		/* ANS_HANG requests held */
@@ -620,7 +618,6 @@ static int filter(struct fuse_daemon *d, const struct fuse_daemon_req *req)
 	struct freq f;
 	int ret;
 
-	bump(&s->started);
 	note_nodeid(s, req->hdr->nodeid);
 	w = record(s, req);
 	if (freq_parse(req, &f)) {
@@ -631,7 +628,6 @@ static int filter(struct fuse_daemon *d, const struct fuse_daemon_req *req)
 	} else {
 		ret = bad_request(d);
 	}
-	bump(&s->finished);
 	return ret;
 }
 
@@ -715,7 +711,6 @@ static int recorder(struct fuse_daemon *d, const struct fuse_daemon_req *req)
 	struct seen *w;
 	int ret;
 
-	bump(&s->started);
 	note_nodeid(s, req->hdr->nodeid);
 	if (op == FUSE_READ || op == FUSE_WRITE || op == FUSE_RELEASE ||
 	    op == FUSE_RELEASEDIR)
@@ -734,7 +729,6 @@ static int recorder(struct fuse_daemon *d, const struct fuse_daemon_req *req)
 	} else {
 		ret = inner[op](d, req);
 	}
-	bump(&s->finished);
 	return ret;
 }
 
@@ -844,20 +838,6 @@ static bool body_get(const struct seen *w, size_t off, void *buf, size_t len)
 	if (off + len > w->arglen || off + len > BODY_MAX)
 		return false;
 	memcpy(buf, w->body + off, len);
-	return true;
-}
-
-/* Waits until the daemon finished the requests it began */
-static bool quiesce(struct shm *s)
-{
-	struct timespec ts = { 0, 1000000 };
-	unsigned int waited = 0;
-
-	while (load(&s->finished) != load(&s->started)) {
-		if (waited++ >= WAIT_MS)
-			return false;
-		nanosleep(&ts, NULL);
-	}
 	return true;
 }
 
@@ -989,7 +969,7 @@ FIXTURE_SETUP(ufilter)
 	/* The first access waits for the daemon's FUSE_INIT reply */
 	ASSERT_EQ(0, stat(PT_MNT, &st))
 		TH_LOG("stat of the root: %s", strerror(errno));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 }
 
 FIXTURE_TEARDOWN(ufilter)
@@ -1037,7 +1017,7 @@ TEST_F(ufilter, lookup_prefilter_rewrites_name)
 	EXPECT_EQ(lst.st_ino, st.st_ino);
 	EXPECT_EQ((off_t)strlen(LOWER_F), st.st_size);
 	EXPECT_FILE(LOWER_F, MN("upre_alias"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, "upre_alias");
 	ASSERT_NE(NULL, w)
 		TH_LOG("no LOOKUP | FUSE_PREFILTER of upre_alias");
@@ -1059,7 +1039,7 @@ TEST_F(ufilter, lookup_prefilter_rewrites_name)
 	ASSERT_EQ(0, stat(MN("upre_same"), &st))
 		TH_LOG("stat of upre_same: %s", strerror(errno));
 	EXPECT_EQ((off_t)strlen(SAME_DATA), st.st_size);
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_LE(2, count_seen(self->s, opcode, "upre_same"));
 	w = last_seen(self->s, opcode, "upre_same");
 	ASSERT_NE(NULL, w);
@@ -1077,7 +1057,7 @@ TEST_F(ufilter, lookup_prefilter_error)
 	ASSERT_EQ(0, pt_write_file(LO("upre_deny"), "deny", 0644));
 	rule_error(self->s, opcode, "upre_deny", EACCES);
 	EXPECT_EQ(EACCES, err_of(stat(MN("upre_deny"), &st)));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, "upre_deny");
 	ASSERT_NE(NULL, w);
 	EXPECT_EQ((__u64)FUSE_ROOT_ID, w->nodeid);
@@ -1109,7 +1089,7 @@ TEST_F(ufilter, lookup_postfilter_sees_error_in)
 	ASSERT_EQ(0, stat(MN("upost_here"), &st))
 		TH_LOG("stat of upost_here: %s", strerror(errno));
 	EXPECT_EQ((off_t)strlen(HERE_DATA), st.st_size);
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, "upost_here");
 	ASSERT_NE(NULL, w)
 		TH_LOG("no LOOKUP | FUSE_POSTFILTER of upost_here");
@@ -1127,7 +1107,7 @@ TEST_F(ufilter, lookup_postfilter_sees_error_in)
 	EXPECT_TAKEN(w);
 
 	EXPECT_EQ(ENOENT, err_of(stat(MN("upost_missing"), &st)));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, "upost_missing");
 	ASSERT_NE(NULL, w)
 		TH_LOG("no LOOKUP | FUSE_POSTFILTER of upost_missing");
@@ -1149,7 +1129,7 @@ TEST_F(ufilter, lookup_postfilter_rewrites_errno)
 	ASSERT_EQ(0, pt_write_file(LO("upost_errno"), "errno", 0644));
 	rule_error(self->s, opcode, "upost_errno", EPERM);
 	EXPECT_EQ(EPERM, err_of(stat(MN("upost_errno"), &st)));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, "upost_errno");
 	ASSERT_NE(NULL, w);
 	EXPECT_EQ(0, w->error_in);
@@ -1157,7 +1137,7 @@ TEST_F(ufilter, lookup_postfilter_rewrites_errno)
 
 	rule_error(self->s, opcode, "upost_gone", EPERM);
 	EXPECT_EQ(EPERM, err_of(stat(MN("upost_gone"), &st)));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, "upost_gone");
 	ASSERT_NE(NULL, w);
 	EXPECT_EQ(-ENOENT, w->error_in);
@@ -1195,7 +1175,7 @@ TEST_F(ufilter, getattr_postfilter_rewrites_attr)
 	EXPECT_EQ((off_t)strlen(LOWER_F), lst.st_size);
 	EXPECT_EQ(lst.st_ino, st.st_ino);
 	EXPECT_EQ(lst.st_mode, st.st_mode);
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, NULL);
 	ASSERT_NE(NULL, w)
 		TH_LOG("no GETATTR | FUSE_POSTFILTER");
@@ -1232,7 +1212,7 @@ TEST_F(ufilter, bpf_postfilter_hands_to_daemon)
 	ASSERT_EQ(0, stat(MN("f"), &st))
 		TH_LOG("stat of f: %s", strerror(errno));
 	EXPECT_EQ(SHOWN_SIZE, st.st_size);
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, NULL);
 	ASSERT_NE(NULL, w)
 		TH_LOG("no GETATTR | FUSE_POSTFILTER");
@@ -1278,7 +1258,7 @@ TEST_F(ufilter, readdir_postfilter_adds_entry)
 	EXPECT_TRUE(found);
 	EXPECT_NAMES("d f g p ", PT_LOWER);
 
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	for (i = 0; i < NR_SEEN && i < self->s->nr_seen; i++) {
 		if (self->s->seen[i].opcode == opcode &&
 		    self->s->seen[i].rewrote)
@@ -1319,7 +1299,7 @@ TEST_F(ufilter, lookup_postfilter_gives_daemon_node)
 	EXPECT_FILE(LOWER_G, MN("g"));
 	EXPECT_FILE(LOWER_F, LO("f"));
 
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, "f");
 	ASSERT_NE(NULL, w);
 	EXPECT_TRUE(w->rewrote);
@@ -1345,7 +1325,7 @@ TEST_F(ufilter, lookup_postfilter_bpf_nodeid_refused)
 	self->skel->bss->lookup_nodeid = 0;
 	ASSERT_EQ(0, stat(MN("g"), &st));
 	EXPECT_EQ((off_t)strlen(LOWER_G), st.st_size);
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(NULL, last_seen(self->s, FUSE_LOOKUP | FUSE_POSTFILTER,
 				  NULL));
 }
@@ -1389,7 +1369,7 @@ TEST_F(ufilter, readdir_postfilter_steers_offset)
 		TH_LOG("the first getdents64() listed %d of %d entries",
 		       first, all);
 
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, NULL);
 	ASSERT_NE(NULL, w);
 	EXPECT_EQ(0, w->reply_err);
@@ -1424,7 +1404,7 @@ TEST_F(ufilter, getxattr_postfilter_rewrites_value)
 	n = getxattr(MN("f"), XATTR, NULL, 0);
 	EXPECT_EQ((ssize_t)strlen(DAEMON_VALUE), n)
 		TH_LOG("size of %s: %s", XATTR, n < 0 ? strerror(errno) : "");
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, XATTR);
 	ASSERT_NE(NULL, w)
 		TH_LOG("no GETXATTR | FUSE_POSTFILTER of %s", XATTR);
@@ -1441,7 +1421,7 @@ TEST_F(ufilter, getxattr_postfilter_rewrites_value)
 	EXPECT_EQ((ssize_t)strlen(DAEMON_VALUE), n)
 		TH_LOG("getxattr %s: %s", XATTR, n < 0 ? strerror(errno) : buf);
 	EXPECT_STREQ(DAEMON_VALUE, buf);
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, XATTR);
 	ASSERT_NE(NULL, w);
 	ASSERT_EQ(off + strlen(LOWER_VALUE), w->arglen);
@@ -1486,7 +1466,7 @@ TEST_F(ufilter, setxattr_prefilter_rewrites_value)
 		       n < 0 ? strerror(errno) : buf);
 	EXPECT_STREQ(NEW_VALUE, buf);
 
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, XATTR);
 	ASSERT_NE(NULL, w)
 		TH_LOG("no SETXATTR | FUSE_PREFILTER of %s", XATTR);
@@ -1527,7 +1507,7 @@ TEST_F(ufilter, mkdir_prefilter_rewrites_name)
 	EXPECT_EQ(0750U, st.st_mode & 07777);
 	EXPECT_EQ(ENOENT, err_of(stat(LO("asked"), &st)));
 
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, "asked");
 	ASSERT_NE(NULL, w)
 		TH_LOG("no MKDIR | FUSE_PREFILTER of asked");
@@ -1559,7 +1539,7 @@ TEST_F(ufilter, mkdir_postfilter_sees_entry)
 	EXPECT_EQ(EPERM, err_of(mkdir(MN("failed"), 0700)));
 	EXPECT_EQ(0, stat(LO("failed"), &st));
 
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, "seen");
 	ASSERT_NE(NULL, w);
 	EXPECT_EQ(0, w->error_in);
@@ -1583,7 +1563,7 @@ TEST_F(ufilter, unlink_prefilter_denies)
 	EXPECT_EQ(EPERM, err_of(unlink(MN("g"))));
 	EXPECT_FILE(LOWER_G, LO("g"));
 	EXPECT_FILE(LOWER_G, MN("g"));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, "g");
 	ASSERT_NE(NULL, w)
 		TH_LOG("no UNLINK | FUSE_PREFILTER of g");
@@ -1612,7 +1592,7 @@ TEST_F(ufilter, statfs_postfilter_errno)
 	rule_error(self->s, opcode, "", ENOSPC);
 	EXPECT_EQ(ENOSPC, err_of(statfs(PT_MNT, &sfs)));
 	ASSERT_EQ(0, statfs(PT_LOWER, &lsfs));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, NULL);
 	ASSERT_NE(NULL, w)
 		TH_LOG("no STATFS | FUSE_POSTFILTER");
@@ -1653,7 +1633,7 @@ TEST_F(ufilter, bad_prefilter_replies)
 	rule_body(self->s, opcode, "upre_slash", ANS_BODY, "d/x",
 		  sizeof("d/x"));
 	EXPECT_EQ(EACCES, err_of(stat(MN("upre_slash"), &st)));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, "upre_nonul");
 	ASSERT_NE(NULL, w);
 	EXPECT_TAKEN(w);
@@ -1689,7 +1669,7 @@ TEST_F(ufilter, postfilter_body_after_error_refused)
 	rule_body(self->s, opcode, "upost_missing", ANS_RAW, zeros,
 		  sizeof(zeros));
 	EXPECT_EQ(EIO, err_of(stat(MN("upost_missing"), &st)));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, "upost_missing");
 	ASSERT_NE(NULL, w)
 		TH_LOG("no LOOKUP | FUSE_POSTFILTER of upost_missing");
@@ -1733,7 +1713,7 @@ TEST_F(ufilter, subdir_node_introduced)
 	ASSERT_EQ(0, stat(MN("d/x"), &st))
 		TH_LOG("stat of d/x: %s", strerror(errno));
 	EXPECT_EQ((off_t)strlen(LOWER_X), st.st_size);
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(lookups + 2, fuse_daemon_count(self->d, FUSE_LOOKUP));
 	w = last_seen(self->s, FUSE_LOOKUP, "d");
 	ASSERT_NE(NULL, w)
@@ -1758,7 +1738,7 @@ TEST_F(ufilter, subdir_node_introduced)
 
 	ASSERT_EQ(0, stat(MN("d/x"), &st));
 	ASSERT_EQ(0, stat(MN("d"), &st));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(lookups + 2, fuse_daemon_count(self->d, FUSE_LOOKUP));
 	w = last_seen(self->s, opcode, NULL);
 	ASSERT_NE(NULL, w);
@@ -1813,7 +1793,7 @@ TEST_F(ufilter, rewrites_keep_what_was_checked)
 					   sizeof(value))));
 	EXPECT_EQ(ENODATA, err_of(getxattr(LO("f"), "user.k", value,
 					   sizeof(value))));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 }
 
 /*
@@ -1842,7 +1822,7 @@ TEST_F(ufilter, listxattr_unterminated_list)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(EIO, WEXITSTATUS(status));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 }
 
 /*
@@ -1909,7 +1889,7 @@ TEST_F(ufilter, access_daemon_cannot_grant)
 	self->skel->bss->verdict[FUSE_ACCESS] = BPF_FUSE_USER;
 	EXPECT_EQ(EACCES, access_as_user(MN("f"), R_OK));
 	EXPECT_EQ(0, access_as_user(MN("g"), R_OK));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_LT(asked, fuse_daemon_count(self->d, FUSE_ACCESS))
 		TH_LOG("the daemon was never asked");
 	self->skel->bss->verdict[FUSE_ACCESS] = BPF_FUSE_CONTINUE;
@@ -1940,12 +1920,12 @@ TEST_F(ufilter, mkdir_reply_inherits_filter)
 	rule_error(self->s, opcode, "upre_x", EACCES);
 	ASSERT_EQ(0, mkdir(MN("kept"), 0750))
 		TH_LOG("mkdir kept: %s", strerror(errno));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, self->s->mkdir_err);
 	id_kept = self->s->mkdir_id;
 	ASSERT_EQ(0, mkdir(MN("drop_it"), 0750))
 		TH_LOG("mkdir drop_it: %s", strerror(errno));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(0, self->s->mkdir_err);
 	EXPECT_EQ(2UL, fuse_daemon_count(self->d, FUSE_MKDIR));
 	ASSERT_EQ(0, stat(LO("kept"), &st));
@@ -1958,14 +1938,14 @@ TEST_F(ufilter, mkdir_reply_inherits_filter)
 	EXPECT_FILE("d", MN("drop_it/f"));
 
 	EXPECT_EQ(EACCES, err_of(stat(MN("kept/upre_x"), &st)));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, "upre_x");
 	ASSERT_NE(NULL, w)
 		TH_LOG("kept did not inherit the filter");
 	EXPECT_EQ(id_kept, w->nodeid);
 	n = count_seen(self->s, opcode, "upre_x");
 	EXPECT_EQ(ENOENT, err_of(stat(MN("drop_it/upre_x"), &st)));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(n, count_seen(self->s, opcode, "upre_x"))
 		TH_LOG("drop_it kept a filter");
 }
@@ -2000,7 +1980,7 @@ TEST_F(ufilter, read_partial_passthrough)
 	EXPECT_EQ(0, pread(fd, buf, PAGE, 2 * PAGE));
 	close(fd);
 
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(1, count_seen(self->s, FUSE_READ, NULL));
 	w = last_seen(self->s, FUSE_READ, NULL);
 	ASSERT_NE(NULL, w);
@@ -2012,13 +1992,13 @@ TEST_F(ufilter, read_partial_passthrough)
 }
 
 /* Waits for the daemon to have seen @n FUSE_RELEASEs (sent in the background) */
-static bool releases_seen(struct shm *s, unsigned long n)
+static bool releases_seen(struct fuse_daemon *d, unsigned long n)
 {
 	int i;
 
 	for (i = 0; i < WAIT_MS / 10; i++) {
-		if (count_seen(s, FUSE_RELEASE, NULL) >= n)
-			return quiesce(s);
+		if (count_seen(d->priv, FUSE_RELEASE, NULL) >= n)
+			return fuse_daemon_quiesce(d, WAIT_MS);
 		usleep(10000);
 	}
 	return false;
@@ -2058,7 +2038,7 @@ TEST_F(ufilter, open_fh_to_daemon)
 		ASSERT_LE(0, fd) TH_LOG("open %d: %s", i, strerror(errno));
 		ASSERT_EQ(PAGE, pread(fd, buf, PAGE, 0));
 		EXPECT_EQ(0, close(fd));
-		ASSERT_TRUE(releases_seen(self->s, i + 1))
+		ASSERT_TRUE(releases_seen(self->d, i + 1))
 			TH_LOG("no FUSE_RELEASE for handle %d", i);
 		w = last_seen(self->s, FUSE_READ, NULL);
 		ASSERT_NE(NULL, w);
@@ -2079,7 +2059,7 @@ TEST_F(ufilter, open_fh_to_daemon)
 	ASSERT_LT(0, pread(fd, buf, PAGE, 0));
 	EXPECT_EQ(0, close(fd));
 	usleep(200000);
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(2, count_seen(self->s, FUSE_RELEASE, NULL));
 }
 
@@ -2106,7 +2086,7 @@ TEST_F(ufilter, open_fh_release_hostile_daemon)
 		ASSERT_EQ(PAGE, pread(fd, buf, PAGE, 0));
 		EXPECT_EQ(0, memcmp(buf, self->lower_p, PAGE));
 		EXPECT_EQ(0, close(fd));
-		ASSERT_TRUE(releases_seen(self->s, i + 1))
+		ASSERT_TRUE(releases_seen(self->d, i + 1))
 			TH_LOG("no FUSE_RELEASE for answer %d", answers[i]);
 	}
 	EXPECT_EQ(1UL, load(&self->s->hung));
@@ -2133,7 +2113,7 @@ TEST_F(ufilter, write_partial_passthrough)
 	EXPECT_EQ(4, pwrite(fd, "llll", 4, PAGE));
 	close(fd);
 
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(1, count_seen(self->s, FUSE_WRITE, NULL));
 	w = last_seen(self->s, FUSE_WRITE, NULL);
 	ASSERT_NE(NULL, w);
@@ -2217,7 +2197,7 @@ TEST_F(ufilter, write_daemon_partial_copy)
 	close(fd);
 	munmap(buf + 100 - PAGE, PAGE);
 
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(1, count_seen(self->s, FUSE_WRITE, NULL));
 	EXPECT_EQ(100U, self->s->write_in.size);
 	EXPECT_EQ(0, memcmp(self->s->write_data, "uuuu", 4));
@@ -2247,7 +2227,7 @@ TEST_F(ufilter, write_postfilter)
 	close(fd);
 	EXPECT_EQ(0, memcmp(buf, "LLLLxxxx", 8));
 
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(2, count_seen(self->s, opcode, NULL));
 	w = last_seen(self->s, opcode, NULL);
 	ASSERT_NE(NULL, w);
@@ -2276,7 +2256,7 @@ TEST_F(ufilter, read_postfilter)
 	EXPECT_EQ(EPERM, err_of(pread(fd, buf, PAGE, 0)));
 	close(fd);
 
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	EXPECT_EQ(2, count_seen(self->s, opcode, NULL));
 	w = last_seen(self->s, opcode, NULL);
 	ASSERT_NE(NULL, w);
@@ -2321,7 +2301,7 @@ TEST_F_TIMEOUT(ufilter, abort_mid_filter, 60)
 	EXPECT_EQ(ENOTCONN, err_of(stat(MN("upre_alias"), &st)));
 	EXPECT_EQ(0, stat(MN("f"), &st))
 		TH_LOG("stat of f: %s", strerror(errno));
-	ASSERT_TRUE(quiesce(self->s));
+	ASSERT_TRUE(fuse_daemon_quiesce(self->d, WAIT_MS));
 	w = last_seen(self->s, opcode, "upre_hang");
 	ASSERT_NE(NULL, w);
 	EXPECT_EQ((__u64)FUSE_ROOT_ID, w->nodeid);

@@ -234,6 +234,67 @@ static int put_file(const char *path, const char *data, mode_t mode)
 }
 
 /*
+ * Each test: a mount namespace of its own, a tmpfs on /tmp and LOWER.  A
+ * kernel warning fails the test that caused it, as far as the taint flags
+ * tell.  The test's daemons are held in self->d, unmounted and freed by
+ * harden_put(), at the latest in the teardown (also after a failed
+ * ASSERT); its other mounts go with its namespace.
+ */
+#define HARDEN_DAEMONS	3
+
+FIXTURE(harden) {
+	unsigned long taint;
+	struct fuse_daemon *d[HARDEN_DAEMONS];
+};
+
+/* The fixture's data, for the helpers below */
+#define harden_data FIXTURE_DATA(harden)
+
+/* A new daemon (daemon_new()), held by the fixture */
+static struct fuse_daemon *harden_daemon(struct __test_metadata *_metadata,
+					 harden_data *self,
+					 __u64 init_flags)
+{
+	int i;
+
+	for (i = 0; i < HARDEN_DAEMONS && self->d[i]; i++)
+		;
+	ASSERT_GT(HARDEN_DAEMONS, i);
+	self->d[i] = daemon_new(init_flags);
+	ASSERT_NE(NULL, self->d[i]);
+	return self->d[i];
+}
+
+/* Unmounts and frees the fixture's daemons, the last made first */
+static void harden_put(struct __test_metadata *_metadata,
+		       harden_data *self)
+{
+	int i;
+
+	for (i = HARDEN_DAEMONS - 1; i >= 0; i--) {
+		if (self->d[i])
+			EXPECT_EQ(0, daemon_put(self->d[i]));
+		self->d[i] = NULL;
+	}
+}
+
+FIXTURE_SETUP(harden)
+{
+	self->taint = pt_taint();
+	ASSERT_EQ(0, scratch()) {
+		TH_LOG("scratch: %s", strerror(errno));
+	}
+}
+
+FIXTURE_TEARDOWN(harden)
+{
+	harden_put(_metadata, self);
+	EXPECT_EQ(self->taint, pt_taint()) {
+		TH_LOG("the kernel warned during this test: see dmesg");
+	}
+}
+
+/*
  * A chain of root_dir= mounts, each over the previous one's mountpoint,
  * the first over the tmpfs of LOWER; each daemon accepts FUSE_PASSTHROUGH
  * and answers max_stack_depth @depth.  The tmpfs is at depth 0, the first
@@ -245,17 +306,17 @@ static int put_file(const char *path, const char *data, mode_t mode)
  * the daemon's; then the second fails with ELOOP) or keep its own (then
  * the third fails): either way the chain stops at two mounts.
  */
-static void stack_chain(struct __test_metadata *_metadata, __u32 depth)
+static void stack_chain(struct __test_metadata *_metadata,
+			harden_data *self, __u32 depth)
 {
 	static const char * const mnts[] = { MNT1, MNT2, MNT3 };
-	struct fuse_daemon *d[3] = { NULL, NULL, NULL };
+	struct fuse_daemon **d = self->d;
 	char path[PATH_MAX], buf[64];
-	int i, n, ret = 0;
+	int n, ret = 0;
 	ssize_t len;
 
 	for (n = 0; n < 3; n++) {
-		d[n] = daemon_new(FUSE_PASSTHROUGH);
-		ASSERT_NE(NULL, d[n]);
+		harden_daemon(_metadata, self, FUSE_PASSTHROUGH);
 		d[n]->max_stack_depth = depth;
 		ret = daemon_mount(d[n], -1, mnts[n], n ? mnts[n - 1] : LOWER,
 				   NULL);
@@ -292,40 +353,14 @@ static void stack_chain(struct __test_metadata *_metadata, __u32 depth)
 		TH_LOG("depth %u: the first mount took the daemon's depth",
 		       depth);
 
-	for (i = 2; i >= 0; i--)
-		EXPECT_EQ(0, daemon_put(d[i]));
-}
-
-/*
- * Each test: a mount namespace of its own, a tmpfs on /tmp and LOWER.  A
- * kernel warning fails the test that caused it, as far as the taint flags
- * tell.  After a failed ASSERT, the test's daemons and mounts go with its
- * process and namespace.
- */
-FIXTURE(harden) {
-	unsigned long taint;
-};
-
-FIXTURE_SETUP(harden)
-{
-	self->taint = pt_taint();
-	ASSERT_EQ(0, scratch()) {
-		TH_LOG("scratch: %s", strerror(errno));
-	}
-}
-
-FIXTURE_TEARDOWN(harden)
-{
-	EXPECT_EQ(self->taint, pt_taint()) {
-		TH_LOG("the kernel warned during this test: see dmesg");
-	}
+	harden_put(_metadata, self);
 }
 
 TEST_F(harden, init_stack_depth_chain)
 {
 	ASSERT_EQ(0, put_file(LOWER "/file", LOWER_DATA, 0644));
-	stack_chain(_metadata, 1);
-	stack_chain(_metadata, 2);
+	stack_chain(_metadata, self, 1);
+	stack_chain(_metadata, self, 2);
 }
 
 TEST_F(harden, backing_creds_are_mounters)
@@ -358,8 +393,7 @@ TEST_F(harden, backing_creds_are_mounters)
 	}
 
 	/* Mounted by root, allow_other: fd=, rootmode, user_id=0, group_id=0 */
-	d = daemon_new(0);
-	ASSERT_NE(NULL, d);
+	d = harden_daemon(_metadata, self, 0);
 	ret = daemon_mount(d, devfd, MNT1, LOWER, "allow_other");
 	ASSERT_EQ(0, ret) {
 		TH_LOG("mounting: %s", strerror(-ret));
@@ -390,8 +424,6 @@ TEST_F(harden, backing_creds_are_mounters)
 		EXPECT_EQ(0U, st.st_uid);
 		EXPECT_EQ(0U, st.st_gid);
 	}
-
-	EXPECT_EQ(0, daemon_put(d));
 }
 
 /* Options of a mount of the connection @devfd, with root_dir=@dirfd if >= 0 */
@@ -505,8 +537,7 @@ TEST_F(harden, noidmap_despite_allow_idmap)
 	}
 
 	/* Control: without root_dir=, the daemon may allow idmapped mounts */
-	plain = daemon_new(FUSE_ALLOW_IDMAP);
-	ASSERT_NE(NULL, plain);
+	plain = harden_daemon(_metadata, self, FUSE_ALLOW_IDMAP);
 	ret = daemon_mount(plain, -1, MNT1, NULL, "default_permissions");
 	ASSERT_EQ(0, ret) {
 		TH_LOG("mounting without root_dir=: %s", strerror(-ret));
@@ -523,8 +554,7 @@ TEST_F(harden, noidmap_despite_allow_idmap)
 	EXPECT_EQ(0, handle_of(MNT1));
 
 	/* With root_dir=, the same answer to FUSE_INIT must not */
-	backed = daemon_new(FUSE_ALLOW_IDMAP);
-	ASSERT_NE(NULL, backed);
+	backed = harden_daemon(_metadata, self, FUSE_ALLOW_IDMAP);
 	ret = daemon_mount(backed, -1, MNT2, LOWER, "default_permissions");
 	ASSERT_EQ(0, ret) {
 		TH_LOG("mounting with root_dir=: %s", strerror(-ret));
@@ -538,9 +568,8 @@ TEST_F(harden, noidmap_despite_allow_idmap)
 	EXPECT_EQ(EOPNOTSUPP, handle_of(MNT2));
 
 	/* Without root_dir=, a daemon accepting FUSE_PASSTHROUGH neither */
-	backing = daemon_new(FUSE_ALLOW_IDMAP | FUSE_NO_EXPORT_SUPPORT |
-			     FUSE_PASSTHROUGH);
-	ASSERT_NE(NULL, backing);
+	backing = harden_daemon(_metadata, self, FUSE_ALLOW_IDMAP |
+			       FUSE_NO_EXPORT_SUPPORT | FUSE_PASSTHROUGH);
 	backing->max_stack_depth = 1;
 	ret = daemon_mount(backing, -1, MNT3, NULL, "default_permissions");
 	ASSERT_EQ(0, ret);
@@ -556,9 +585,6 @@ TEST_F(harden, noidmap_despite_allow_idmap)
 		       ret ? strerror(ret) : "given");
 	}
 
-	EXPECT_EQ(0, daemon_put(backing));
-	EXPECT_EQ(0, daemon_put(backed));
-	EXPECT_EQ(0, daemon_put(plain));
 	EXPECT_EQ(0, close(userns));
 }
 

@@ -784,7 +784,10 @@ static fuse_daemon_handler_fn count_filter(struct fuse_daemon *d, __u32 op)
 	return d->filter_handler;
 }
 
-/* Counts the request, runs its handler and sends an error reply if asked */
+/*
+ * Counts the request, runs its handler and sends an error reply if asked;
+ * counts it finished then (fuse_daemon_quiesce())
+ */
 int fuse_daemon_dispatch(struct fuse_daemon *d,
 			 const struct fuse_daemon_req *req)
 {
@@ -792,6 +795,7 @@ int fuse_daemon_dispatch(struct fuse_daemon *d,
 	fuse_daemon_handler_fn fn = NULL;
 	int ret;
 
+	__atomic_fetch_add(&d->shared->started, 1, __ATOMIC_SEQ_CST);
 	if (op < FUSE_DAEMON_NR_OPCODES) {
 		__atomic_fetch_add(&d->shared->count[op], 1, __ATOMIC_SEQ_CST);
 		fn = d->handlers[op];
@@ -805,14 +809,15 @@ int fuse_daemon_dispatch(struct fuse_daemon *d,
 	/* Opcodes not implemented: the kernel knows -ENOSYS */
 	ret = fn ? fn(d, req) : -ENOSYS;
 	if (ret < 0) {
-		if (d->replied) {
-			/* The handler replied, then failed */
+		if (d->replied)	/* The handler replied, then failed */
 			count_error(d);
-			return ret;
-		}
-		return fuse_daemon_reply_err(d, req, ret);
+		else
+			ret = fuse_daemon_reply_err(d, req, ret);
+	} else {
+		ret = 0;
 	}
-	return 0;
+	__atomic_fetch_add(&d->shared->finished, 1, __ATOMIC_SEQ_CST);
+	return ret;
 }
 
 /* Serves requests until unmounted (returns 0) or an error */
@@ -1001,6 +1006,30 @@ unsigned long fuse_daemon_filter_count(struct fuse_daemon *d, __u32 opcode)
 		return __atomic_load_n(&d->shared->post[base],
 				       __ATOMIC_SEQ_CST);
 	return 0;
+}
+
+/* Requests dispatched so far, of every opcode */
+unsigned long fuse_daemon_started(struct fuse_daemon *d)
+{
+	return __atomic_load_n(&d->shared->started, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Waits up to @timeout_ms ms until the daemon finished every request it
+ * began (its handler returned, the error reply sent); false if it did not
+ */
+bool fuse_daemon_quiesce(struct fuse_daemon *d, unsigned int timeout_ms)
+{
+	struct timespec ts = { 0, 1000000 };
+	unsigned int waited = 0;
+
+	while (__atomic_load_n(&d->shared->finished, __ATOMIC_SEQ_CST) !=
+	       fuse_daemon_started(d)) {
+		if (waited++ >= timeout_ms)
+			return false;
+		nanosleep(&ts, NULL);
+	}
+	return true;
 }
 
 /* Waits until at least min requests of opcode were seen */

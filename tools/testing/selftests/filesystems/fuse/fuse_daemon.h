@@ -87,6 +87,8 @@ struct fuse_daemon_shared {
 	unsigned long pre[FUSE_DAEMON_NR_OPCODES];
 	unsigned long post[FUSE_DAEMON_NR_OPCODES];
 	unsigned long errors;		/* malformed requests, failed replies */
+	unsigned long started;		/* requests dispatched */
+	unsigned long finished;		/* and their handlers' work done */
 	__u32 kernel_major;		/* offered in FUSE_INIT */
 	__u32 kernel_minor;
 	__u32 proto_minor;		/* negotiated */
@@ -180,5 +182,7 @@ unsigned long fuse_daemon_count(struct fuse_daemon *d, __u32 opcode);
 unsigned long fuse_daemon_filter_count(struct fuse_daemon *d, __u32 opcode);
 bool fuse_daemon_wait_count(struct fuse_daemon *d, __u32 opcode,
 			    unsigned long min, unsigned int timeout_ms);
+unsigned long fuse_daemon_started(struct fuse_daemon *d);
+bool fuse_daemon_quiesce(struct fuse_daemon *d, unsigned int timeout_ms);
 
 #endif /* __SELFTESTS_FUSE_DAEMON_H */

@@ -57,6 +57,7 @@ struct pt_lower {
 	enum pt_lower_kind kind;
 	char dir[PATH_MAX];	/* the lower filesystem's mount point */
 	char img[PATH_MAX];	/* ext4 image file */
+	char dev[64];		/* ext4: its loop device */
 	int loopfd;
 };
 
@@ -237,7 +238,7 @@ static inline void pt_lower_autoclear(struct pt_lower *l)
 static inline int pt_lower_make(struct pt_lower *l, enum pt_lower_kind kind,
 				const char *dir, int size_mb)
 {
-	char opts[64], dev[64];
+	char opts[64];
 	int ret;
 
 	memset(l, 0, sizeof(*l));
@@ -257,10 +258,10 @@ static inline int pt_lower_make(struct pt_lower *l, enum pt_lower_kind kind,
 		ret = pt_mkfs_ext4(l->img, size_mb, NULL);
 	if (ret)
 		return -1;
-	l->loopfd = pt_loop_attach(l->img, dev, sizeof(dev));
+	l->loopfd = pt_loop_attach(l->img, l->dev, sizeof(l->dev));
 	if (l->loopfd < 0)
 		return -1;
-	if (mount(dev, dir, "ext4", 0, "user_xattr,acl,noinit_itable"))
+	if (mount(l->dev, dir, "ext4", 0, "user_xattr,acl,noinit_itable"))
 		return -1;
 	pt_lower_autoclear(l);
 	return 0;
@@ -524,6 +525,9 @@ static inline unsigned long pt_taint(void)
 struct pt_env {
 	struct pt_lower lower;
 	unsigned long taint;
+	/* What a test holds, released first by pt_env_teardown(), or NULL */
+	void (*release)(void *arg);
+	void *release_arg;
 };
 
 /* First half of the setup: the lower, of @kind and @size_mb MiB */
@@ -533,6 +537,7 @@ static inline void pt_env_lower(struct __test_metadata *_metadata,
 {
 	struct statfs sfs;
 
+	memset(e, 0, sizeof(*e));
 	umask(022);
 	e->lower.loopfd = -1;
 	e->taint = pt_taint();
@@ -543,6 +548,22 @@ static inline void pt_env_lower(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, statfs(PT_LOWER, &sfs));
 	ASSERT_EQ(kind == PT_EXT4 ? EXT4_SUPER_MAGIC : TMPFS_MAGIC,
 		  sfs.f_type);
+}
+
+/* A 0777 directory "pub" on the lower, where uid 65534 may create things */
+static inline void pt_make_pub(struct __test_metadata *_metadata)
+{
+	ASSERT_EQ(0, mkdir(PT_LOWER "/pub", 0777));
+	ASSERT_EQ(0, chmod(PT_LOWER "/pub", 0777));
+}
+
+/* pt_env_lower(), then "pub" on the lower */
+static inline void pt_env_lower_pub(struct __test_metadata *_metadata,
+				    struct pt_env *e, enum pt_lower_kind kind,
+				    int size_mb)
+{
+	pt_env_lower(_metadata, e, kind, size_mb);
+	pt_make_pub(_metadata);
 }
 
 /* Second half: the passthrough (a bind mount with PT_FAKE=1) */
@@ -565,11 +586,146 @@ static inline void pt_env_mount(struct __test_metadata *_metadata)
 static inline void pt_env_teardown(struct __test_metadata *_metadata,
 				   struct pt_env *e)
 {
+	if (e->release)
+		e->release(e->release_arg);
 	umount2(PT_MNT, MNT_DETACH);
 	pt_lower_destroy(&e->lower);
 	EXPECT_EQ(e->taint, pt_taint())
 		TH_LOG("the kernel warned during this test: see dmesg");
 }
+
+/*
+ * The fixture of the passthrough tests, @name, with a variant of each
+ * lower kind (tmpfs, ext4): self->env is a pt_env whose lower
+ * @lower(_metadata, &self->env, kind, @size_mb) makes (pt_env_lower(),
+ * or a function of the same type that calls it or does as it does), and
+ * its passthrough at PT_MNT; pt_env_teardown() undoes both.
+ */
+#define PT_FIXTURE(name, lower, size_mb)				\
+	FIXTURE(name) {							\
+		struct pt_env env;					\
+	};								\
+	FIXTURE_VARIANT(name) {						\
+		enum pt_lower_kind kind;				\
+	};								\
+	FIXTURE_VARIANT_ADD(name, tmpfs) {				\
+		.kind = PT_TMPFS,					\
+	};								\
+	FIXTURE_VARIANT_ADD(name, ext4) {				\
+		.kind = PT_EXT4,					\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		lower(_metadata, &self->env, variant->kind, size_mb);	\
+		pt_env_mount(_metadata);				\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		pt_env_teardown(_metadata, &self->env);			\
+	}
+
+#ifdef __LIBBPF_LIBBPF_H
+/*
+ * BPF skeletons and struct_ops links a test loads and registers, held by
+ * its fixture (struct pt_bpf bpf) so that FIXTURE_TEARDOWN releases them
+ * with pt_bpf_release(), also after a failed ASSERT.  For a program that
+ * includes <bpf/libbpf.h> first.
+ */
+#define PT_BPF_MAX	4
+
+struct pt_bpf {
+	void *skel[PT_BPF_MAX];		/* bpftool's struct of each */
+	struct bpf_object_skeleton *desc[PT_BPF_MAX];
+	struct bpf_link *link[PT_BPF_MAX];
+	int nr_skel, nr_link;
+};
+
+/* Holds the skeleton @skel (NULL: its open or load failed) */
+static inline void *pt_bpf_hold(struct __test_metadata *_metadata,
+				struct pt_bpf *b, void *skel,
+				struct bpf_object_skeleton *desc,
+				const char *name)
+{
+	ASSERT_NE(NULL, skel)
+		TH_LOG("loading %s: %s", name, strerror(errno));
+	ASSERT_GT(PT_BPF_MAX, b->nr_skel);
+	b->desc[b->nr_skel] = desc;
+	b->skel[b->nr_skel++] = skel;
+	return skel;
+}
+
+/*
+ * The skeleton @name opened and loaded (bpftool's name__open_and_load()),
+ * or opened only (name__open()), held by @b
+ */
+#define PT_BPF_LOAD(b, name) ({						\
+	struct name *__s = name##__open_and_load();			\
+	(struct name *)pt_bpf_hold(_metadata, b, __s,			\
+				   __s ? __s->skeleton : NULL, #name);	\
+})
+#define PT_BPF_OPEN(b, name) ({						\
+	struct name *__s = name##__open();				\
+	(struct name *)pt_bpf_hold(_metadata, b, __s,			\
+				   __s ? __s->skeleton : NULL, #name);	\
+})
+
+/* Holds @link, if not NULL (and aborts if @b is full) */
+static inline struct bpf_link *pt_bpf_hold_link(struct pt_bpf *b,
+						struct bpf_link *link)
+{
+	if (link) {
+		if (b->nr_link >= PT_BPF_MAX)
+			abort();
+		b->link[b->nr_link++] = link;
+	}
+	return link;
+}
+
+/* Registers the struct_ops map @map: its link, held by @b */
+static inline struct bpf_link *pt_bpf_register(struct __test_metadata *_metadata,
+					       struct pt_bpf *b,
+					       struct bpf_map *map)
+{
+	struct bpf_link *link = bpf_map__attach_struct_ops(map);
+
+	ASSERT_NE(NULL, link)
+		TH_LOG("registering %s: %s", bpf_map__name(map),
+		       strerror(errno));
+	return pt_bpf_hold_link(b, link);
+}
+
+/* Unregisters the held @link now */
+static inline void pt_bpf_unregister(struct pt_bpf *b, struct bpf_link *link)
+{
+	int i;
+
+	for (i = 0; i < b->nr_link; i++) {
+		if (b->link[i] == link) {
+			b->nr_link--;
+			memmove(&b->link[i], &b->link[i + 1],
+				(b->nr_link - i) * sizeof(b->link[0]));
+			break;
+		}
+	}
+	bpf_link__destroy(link);
+}
+
+/*
+ * Unregisters the links, then destroys the skeletons (as bpftool's
+ * name__destroy() does), the last held first
+ */
+static inline void pt_bpf_release(struct pt_bpf *b)
+{
+	while (b->nr_link > 0)
+		bpf_link__destroy(b->link[--b->nr_link]);
+	while (b->nr_skel > 0) {
+		b->nr_skel--;
+		if (b->desc[b->nr_skel])
+			bpf_object__destroy_skeleton(b->desc[b->nr_skel]);
+		free(b->skel[b->nr_skel]);
+	}
+}
+#endif /* __LIBBPF_LIBBPF_H */
 
 /* Result of a syscall: the return value, and errno when it failed */
 struct res {

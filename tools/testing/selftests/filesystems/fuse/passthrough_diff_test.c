@@ -1418,32 +1418,7 @@ static void print_counts(struct ctx *c)
 	}
 }
 
-FIXTURE(diff) {
-	struct pt_env env;
-};
-
-FIXTURE_VARIANT(diff) {
-	enum pt_lower_kind kind;
-};
-
-FIXTURE_VARIANT_ADD(diff, tmpfs) {
-	.kind = PT_TMPFS,
-};
-
-FIXTURE_VARIANT_ADD(diff, ext4) {
-	.kind = PT_EXT4,
-};
-
-FIXTURE_SETUP(diff)
-{
-	pt_env_lower(_metadata, &self->env, variant->kind, LOWER_MB);
-	pt_env_mount(_metadata);
-}
-
-FIXTURE_TEARDOWN(diff)
-{
-	pt_env_teardown(_metadata, &self->env);
-}
+PT_FIXTURE(diff, pt_env_lower, LOWER_MB)
 
 TEST_F_TIMEOUT(diff, random_ops, 600)
 {

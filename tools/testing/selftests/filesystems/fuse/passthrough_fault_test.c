@@ -151,13 +151,12 @@ out:
 /*
  * An ext4 lower of @size_mb MiB at @dir, made by mkfs.ext4 @mkfs_opts
  * (NULL: as pt_lower_make() makes it), mounted with @mnt_opts.  Unlike
- * pt_lower_make(), the image stays at l->img for e2fsck and debugfs, and
- * @dev names the loop device.  The loop device still goes on its last
- * close (autoclear), so a failed test leaves none behind.
+ * pt_lower_make(), the image stays at l->img for e2fsck and debugfs.
+ * The loop device still goes on its last close (autoclear), so a failed
+ * test leaves none behind.
  */
 static int ext4_lower_make(struct pt_lower *l, const char *dir, int size_mb,
-			   const char *mkfs_opts, const char *mnt_opts,
-			   char *dev, size_t devlen)
+			   const char *mkfs_opts, const char *mnt_opts)
 {
 	struct loop_info64 info;
 	int ret;
@@ -175,7 +174,7 @@ static int ext4_lower_make(struct pt_lower *l, const char *dir, int size_mb,
 		ret = pt_mkfs_ext4(l->img, size_mb, mkfs_opts);
 	if (ret)
 		return -1;
-	l->loopfd = pt_loop_attach(l->img, dev, devlen);
+	l->loopfd = pt_loop_attach(l->img, l->dev, sizeof(l->dev));
 	if (l->loopfd < 0)
 		return -1;
 	if (ioctl(l->loopfd, LOOP_GET_STATUS64, &info))
@@ -183,38 +182,32 @@ static int ext4_lower_make(struct pt_lower *l, const char *dir, int size_mb,
 	info.lo_flags |= LO_FLAGS_AUTOCLEAR;
 	if (ioctl(l->loopfd, LOOP_SET_STATUS64, &info))
 		return -1;
-	return mount(dev, dir, "ext4", 0, mnt_opts);
+	return mount(l->dev, dir, "ext4", 0, mnt_opts);
 }
 
-/* The usual environment (passthrough.h), with the loop device's name */
-struct fault_env {
-	struct pt_env env;
-	char dev[64];
-};
-
 /*
- * The first half of the setup: a private /tmp and a lower of @kind at
- * PT_LOWER; ext4 made with @mkfs_opts and mounted with @mnt_opts, see
- * ext4_lower_make().
+ * The first half of the setup: a private /tmp and a lower of @kind and
+ * @size_mb MiB at PT_LOWER; ext4 made with @mkfs_opts and mounted with
+ * @mnt_opts, see ext4_lower_make().
  */
 static void fault_lower(struct __test_metadata *_metadata,
-			struct fault_env *e, enum pt_lower_kind kind,
+			struct pt_env *e, enum pt_lower_kind kind, int size_mb,
 			const char *mkfs_opts, const char *mnt_opts)
 {
 	struct statfs sfs;
 
 	if (kind == PT_TMPFS) {
-		pt_env_lower(_metadata, &e->env, PT_TMPFS, LOWER_MB);
+		pt_env_lower(_metadata, e, PT_TMPFS, size_mb);
 		return;
 	}
+	memset(e, 0, sizeof(*e));
 	umask(022);
-	e->env.lower.loopfd = -1;
-	e->env.taint = pt_taint();
+	e->lower.loopfd = -1;
+	e->taint = pt_taint();
 	ASSERT_EQ(0, pt_private_mounts());
 	ASSERT_EQ(0, mount("tmpfs", PT_SCRATCH, "tmpfs", 0, "mode=1777"));
-	ASSERT_EQ(0, ext4_lower_make(&e->env.lower, PT_LOWER, LOWER_MB,
-				     mkfs_opts, mnt_opts, e->dev,
-				     sizeof(e->dev)))
+	ASSERT_EQ(0, ext4_lower_make(&e->lower, PT_LOWER, size_mb,
+				     mkfs_opts, mnt_opts))
 		TH_LOG("ext4 lower (%s; %s): %s, see dmesg",
 		       mkfs_opts ? mkfs_opts : "plain", mnt_opts,
 		       strerror(errno));
@@ -222,11 +215,12 @@ static void fault_lower(struct __test_metadata *_metadata,
 	ASSERT_EQ(EXT4_SUPER_MAGIC, sfs.f_type);
 }
 
-/* A 0777 directory "pub" on the lower, where uid 65534 writes */
-static void make_pub(struct __test_metadata *_metadata)
+/* The lower of the fixture pt: ext4 mounted with EXT4_OPTS, or tmpfs */
+static void pt_fault_lower(struct __test_metadata *_metadata,
+			   struct pt_env *e, enum pt_lower_kind kind,
+			   int size_mb)
 {
-	ASSERT_EQ(0, mkdir(LO("pub"), 0777));
-	ASSERT_EQ(0, chmod(LO("pub"), 0777));
+	fault_lower(_metadata, e, kind, size_mb, NULL, EXT4_OPTS);
 }
 
 /*
@@ -351,18 +345,18 @@ static int loop_status_err(const char *dev)
 /* 1. Remounting the lower read-only */
 
 FIXTURE(ext4) {
-	struct fault_env e;
+	struct pt_env env;
 };
 
 FIXTURE_SETUP(ext4)
 {
-	fault_lower(_metadata, &self->e, PT_EXT4, NULL, EXT4_OPTS);
+	fault_lower(_metadata, &self->env, PT_EXT4, LOWER_MB, NULL, EXT4_OPTS);
 	pt_env_mount(_metadata);
 }
 
 FIXTURE_TEARDOWN(ext4)
 {
-	pt_env_teardown(_metadata, &self->e.env);
+	pt_env_teardown(_metadata, &self->env);
 }
 
 /* Remount the lower read-only or read-write: 0 or the errno */
@@ -468,37 +462,12 @@ TEST_F(ext4, erofs_remount_with_open_files)
 	ASSERT_EQ(0, umount2(PT_MNT, 0)) TH_LOG("%s", strerror(errno));
 	ASSERT_EQ(0, umount2(PT_LOWER, 0)) TH_LOG("%s", strerror(errno));
 	EXPECT_EQ(0, run_cmd(NULL, 0, "e2fsck -fn %s",
-			     self->e.env.lower.img));
+			     self->env.lower.img));
 }
 
 /* 2. The lower lazily unmounted under the mount */
 
-FIXTURE(pt) {
-	struct fault_env e;
-};
-
-FIXTURE_VARIANT(pt) {
-	enum pt_lower_kind kind;
-};
-
-FIXTURE_VARIANT_ADD(pt, tmpfs) {
-	.kind = PT_TMPFS,
-};
-
-FIXTURE_VARIANT_ADD(pt, ext4) {
-	.kind = PT_EXT4,
-};
-
-FIXTURE_SETUP(pt)
-{
-	fault_lower(_metadata, &self->e, variant->kind, NULL, EXT4_OPTS);
-	pt_env_mount(_metadata);
-}
-
-FIXTURE_TEARDOWN(pt)
-{
-	pt_env_teardown(_metadata, &self->e.env);
-}
+PT_FIXTURE(pt, pt_fault_lower, LOWER_MB)
 
 /*
  * Once the mount is gone and the ext4 lower with it: nothing claims the
@@ -506,23 +475,23 @@ FIXTURE_TEARDOWN(pt)
  * was written through the mount after the lower was detached.
  */
 static void expect_image(struct __test_metadata *_metadata,
-			 struct fault_env *e)
+			 struct pt_env *e)
 {
-	struct pt_lower *l = &e->env.lower;
+	struct pt_lower *l = &e->lower;
 	char out[64];
 	int fd;
 
-	fd = open(e->dev, O_RDONLY | O_EXCL | O_CLOEXEC);
+	fd = open(l->dev, O_RDONLY | O_EXCL | O_CLOEXEC);
 	EXPECT_LE(0, fd)
-		TH_LOG("%s still claimed (mounted?): %s", e->dev,
+		TH_LOG("%s still claimed (mounted?): %s", l->dev,
 		       strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	EXPECT_EQ(0, ioctl(l->loopfd, LOOP_CLR_FD)) TH_LOG("LOOP_CLR_FD");
 	close(l->loopfd);
 	l->loopfd = -1;
-	EXPECT_EQ(ENXIO, loop_status_err(e->dev))
-		TH_LOG("%s still attached after its last close", e->dev);
+	EXPECT_EQ(ENXIO, loop_status_err(l->dev))
+		TH_LOG("%s still attached after its last close", l->dev);
 
 	EXPECT_EQ(0, run_cmd(NULL, 0, "e2fsck -fn %s", l->img));
 	EXPECT_EQ(0, run_cmd(out, sizeof(out), "debugfs -R 'cat /new' %s",
@@ -583,20 +552,20 @@ TEST_F(pt, lower_lazily_unmounted)
 		TH_LOG("no IN_UNMOUNT: the lower outlives the mount");
 	close(in);
 	if (variant->kind == PT_EXT4)
-		expect_image(_metadata, &self->e);
+		expect_image(_metadata, &self->env);
 }
 
 /* 3. The root of the mount removed on the lower */
 
 FIXTURE(tmpfs_sub) {
-	struct fault_env e;
+	struct pt_env env;
 };
 
 FIXTURE_SETUP(tmpfs_sub)
 {
 	struct statfs sfs;
 
-	fault_lower(_metadata, &self->e, PT_TMPFS, NULL, NULL);
+	fault_lower(_metadata, &self->env, PT_TMPFS, LOWER_MB, NULL, NULL);
 	ASSERT_EQ(0, mkdir(LO("sub"), 0755));
 	ASSERT_EQ(0, pt_mount_or_bind(LO("sub"), PT_MNT))
 		TH_LOG("mount of sub: %s", strerror(errno));
@@ -607,7 +576,7 @@ FIXTURE_SETUP(tmpfs_sub)
 
 FIXTURE_TEARDOWN(tmpfs_sub)
 {
-	pt_env_teardown(_metadata, &self->e.env);
+	pt_env_teardown(_metadata, &self->env);
 }
 
 /* One getdents64() of @fd: the names but "." and ".." in @names */
@@ -680,19 +649,20 @@ TEST_F(tmpfs_sub, lower_root_removed)
 /* 4. A block quota on the lower */
 
 FIXTURE(ext4_quota) {
-	struct fault_env e;
+	struct pt_env env;
 };
 
 FIXTURE_SETUP(ext4_quota)
 {
-	fault_lower(_metadata, &self->e, PT_EXT4, QUOTA_MKFS, QUOTA_OPTS);
-	make_pub(_metadata);
+	fault_lower(_metadata, &self->env, PT_EXT4, LOWER_MB, QUOTA_MKFS,
+		    QUOTA_OPTS);
+	pt_make_pub(_metadata);
 	pt_env_mount(_metadata);
 }
 
 FIXTURE_TEARDOWN(ext4_quota)
 {
-	pt_env_teardown(_metadata, &self->e.env);
+	pt_env_teardown(_metadata, &self->env);
 }
 
 TEST_F(ext4_quota, edquot_lower)
@@ -702,7 +672,7 @@ TEST_F(ext4_quota, edquot_lower)
 		.dqb_bsoftlimit = QUOTA_KIB,
 		.dqb_valid = QIF_BLIMITS,
 	};
-	const char *dev = self->e.dev;
+	const char *dev = self->env.lower.dev;
 	struct fill *f;
 	struct stat st;
 
@@ -739,20 +709,20 @@ TEST_F(ext4_quota, edquot_lower)
 /* 5. The blocks ext4 reserves for root */
 
 FIXTURE(ext4_reserved) {
-	struct fault_env e;
+	struct pt_env env;
 };
 
 FIXTURE_SETUP(ext4_reserved)
 {
-	fault_lower(_metadata, &self->e, PT_EXT4, RESERVE_MKFS,
+	fault_lower(_metadata, &self->env, PT_EXT4, LOWER_MB, RESERVE_MKFS,
 		    RESERVE_OPTS);
-	make_pub(_metadata);
+	pt_make_pub(_metadata);
 	pt_env_mount(_metadata);
 }
 
 FIXTURE_TEARDOWN(ext4_reserved)
 {
-	pt_env_teardown(_metadata, &self->e.env);
+	pt_env_teardown(_metadata, &self->env);
 }
 
 /* Root writes 1 MiB more to @path: 0 if it could */

@@ -226,35 +226,8 @@ static const struct acl_ent acl_grant_nobody[] = {
 
 /* The fixture: a lower of each kind, its passthrough mount */
 
-FIXTURE(pt) {
-	struct pt_env env;
-};
-
-FIXTURE_VARIANT(pt) {
-	enum pt_lower_kind kind;
-};
-
-FIXTURE_VARIANT_ADD(pt, tmpfs) {
-	.kind = PT_TMPFS,
-};
-
-FIXTURE_VARIANT_ADD(pt, ext4) {
-	.kind = PT_EXT4,
-};
-
-FIXTURE_SETUP(pt)
-{
-	pt_env_lower(_metadata, &self->env, variant->kind, LOWER_MB);
-	/* Where the unprivileged user has its files */
-	ASSERT_EQ(0, mkdir(LO("pub"), 0777));
-	ASSERT_EQ(0, chmod(LO("pub"), 0777));
-	pt_env_mount(_metadata);
-}
-
-FIXTURE_TEARDOWN(pt)
-{
-	pt_env_teardown(_metadata, &self->env);
-}
+/* "pub": where the unprivileged user has its files */
+PT_FIXTURE(pt, pt_env_lower_pub, LOWER_MB)
 
 /* 1. A file taken from its owner while open through the mount */
 
@@ -911,6 +884,12 @@ static int make_each_kind(void *arg)
 	return bad;
 }
 
+/* The release of the fixture's env: the BPF LSM program detached */
+static void lsm_create_destroy(void *skel)
+{
+	fuse_lsm_create__destroy(skel);
+}
+
 /*
  * What a create makes on the lower is labelled as the caller's, as in
  * overlayfs: each create calls security_dentry_create_files_as() with the
@@ -933,6 +912,8 @@ TEST_F(pt, create_lsm_sees_caller)
 
 	skel = fuse_lsm_create__open_and_load();
 	ASSERT_NE(NULL, skel);
+	self->env.release = lsm_create_destroy;
+	self->env.release_arg = skel;
 	ASSERT_EQ(0, fuse_lsm_create__attach(skel))
 		TH_LOG("BPF LSM attach: %s (is bpf in lsm=?)", strerror(errno));
 	EXPECT_EQ(0, pt_as_user(NOBODY, make_each_kind, NULL))
@@ -960,7 +941,6 @@ TEST_F(pt, create_lsm_sees_caller)
 	ASSERT_EQ(0, lstat(LO("pub/c"), &st));
 	EXPECT_EQ(NOBODY, st.st_uid);
 	EXPECT_EQ(2, (int)st.st_nlink);
-	fuse_lsm_create__destroy(skel);
 }
 
 /*

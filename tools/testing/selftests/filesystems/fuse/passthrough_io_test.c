@@ -409,32 +409,7 @@ static struct flock lock_of(short type, off_t start, off_t len)
 /* The fixture: a lower of each kind, its passthrough mount             */
 /* ------------------------------------------------------------------ */
 
-FIXTURE(io) {
-	struct pt_env env;
-};
-
-FIXTURE_VARIANT(io) {
-	enum pt_lower_kind kind;
-};
-
-FIXTURE_VARIANT_ADD(io, tmpfs) {
-	.kind = PT_TMPFS,
-};
-
-FIXTURE_VARIANT_ADD(io, ext4) {
-	.kind = PT_EXT4,
-};
-
-FIXTURE_SETUP(io)
-{
-	pt_env_lower(_metadata, &self->env, variant->kind, LOWER_MB);
-	pt_env_mount(_metadata);
-}
-
-FIXTURE_TEARDOWN(io)
-{
-	pt_env_teardown(_metadata, &self->env);
-}
+PT_FIXTURE(io, pt_env_lower, LOWER_MB)
 
 /* ------------------------------------------------------------------ */
 /* 1. open, read, write                                                 */

@@ -397,32 +397,7 @@ static void forget_caches(void)
 	}
 }
 
-FIXTURE(stress) {
-	struct pt_env env;
-};
-
-FIXTURE_VARIANT(stress) {
-	enum pt_lower_kind kind;
-};
-
-FIXTURE_VARIANT_ADD(stress, tmpfs) {
-	.kind = PT_TMPFS,
-};
-
-FIXTURE_VARIANT_ADD(stress, ext4) {
-	.kind = PT_EXT4,
-};
-
-FIXTURE_SETUP(stress)
-{
-	pt_env_lower(_metadata, &self->env, variant->kind, LOWER_MB);
-	pt_env_mount(_metadata);
-}
-
-FIXTURE_TEARDOWN(stress)
-{
-	pt_env_teardown(_metadata, &self->env);
-}
+PT_FIXTURE(stress, pt_env_lower, LOWER_MB)
 
 /* @on_lower of the CHURN_PROCS processes work on the lower directly */
 static void run_churn(struct __test_metadata *_metadata, const char *mnt,

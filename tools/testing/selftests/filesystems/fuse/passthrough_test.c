@@ -696,35 +696,8 @@ TEST(opt_userns_eperm)
 /* The fixture: a lower of each kind, its passthrough mount             */
 /* ------------------------------------------------------------------ */
 
-FIXTURE(pt) {
-	struct pt_env env;
-};
-
-FIXTURE_VARIANT(pt) {
-	enum pt_lower_kind kind;
-};
-
-FIXTURE_VARIANT_ADD(pt, tmpfs) {
-	.kind = PT_TMPFS,
-};
-
-FIXTURE_VARIANT_ADD(pt, ext4) {
-	.kind = PT_EXT4,
-};
-
-FIXTURE_SETUP(pt)
-{
-	pt_env_lower(_metadata, &self->env, variant->kind, LOWER_MB);
-	/* Where the unprivileged user may create things */
-	ASSERT_EQ(0, mkdir(LO("pub"), 0777));
-	ASSERT_EQ(0, chmod(LO("pub"), 0777));
-	pt_env_mount(_metadata);
-}
-
-FIXTURE_TEARDOWN(pt)
-{
-	pt_env_teardown(_metadata, &self->env);
-}
+/* "pub": where the unprivileged user may create things */
+PT_FIXTURE(pt, pt_env_lower_pub, LOWER_MB)
 
 /* Run @fn(@arg) as uid/gid 65534; its exit status counts the failures */
 #define EXPECT_AS_NOBODY(fn, arg) do { \
