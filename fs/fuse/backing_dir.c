@@ -31,25 +31,34 @@ static int fuse_bpf_lookup_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_lookup *l = container_of(req, typeof(*l), req);
 
-	struct fuse_conn *fc = get_fuse_conn(req->inode);
-
 	fuse_bpf_buf_name(req, &l->name, l->qname);
 	fuse_bpf_arg_buf(req, &l->name);
 	fuse_bpf_arg_out(req, sizeof(l->out), &l->out);
 	l->entries.flags = BPF_FUSE_IMMUTABLE;
-	/* As fuse_lookup_name() reads them before it asks the daemon */
-	l->attr_version = fuse_get_attr_version(fc);
-	l->evict_ctr = fuse_get_evict_ctr(fc);
 	return 0;
 }
 
+/*
+ * Only the daemon's postfilter gives a node id (fuse_bpf_lookup_daemon()),
+ * and only a filter of the lookup, on a mount with a daemon, can ask for
+ * it: the counters fuse_lookup_name() reads before it asks the daemon are
+ * read then, here, before anything is sent.
+ */
 static int fuse_bpf_lookup_pre(struct fuse_bpf_req *req,
 			       const struct fuse_ops *ops)
 {
 	struct fuse_bpf_lookup *l = container_of(req, typeof(*l), req);
+	struct fuse_conn *fc;
 
+	if (!ops->lookup_prefilter && !ops->lookup_postfilter)
+		return BPF_FUSE_CONTINUE;
+	fc = get_fuse_conn(req->inode);
+	if (!fc->no_daemon) {
+		l->attr_version = fuse_get_attr_version(fc);
+		l->evict_ctr = fuse_get_evict_ctr(fc);
+	}
 	if (!ops->lookup_prefilter)
-		return fuse_bpf_no_prefilter(ops->lookup_postfilter);
+		return BPF_FUSE_POSTFILTER;
 	return ops->lookup_prefilter(&req->meta, &l->name);
 }
 
