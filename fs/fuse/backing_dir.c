@@ -329,7 +329,13 @@ static noinline bool fuse_bpf_refilter(struct dentry *entry, struct inode *dir,
 	const unsigned char *cs = READ_ONCE(entry->d_name.name);
 	unsigned int i, len = READ_ONCE(entry->d_name.len);
 	struct inode *lower_inode = d_inode_rcu(lower);
-	struct fuse_bpf_refilter r;
+	/*
+	 * Not zeroed on entry (INIT_STACK_ALL_ZERO), 448 bytes per cached
+	 * name checked: each field a filter sees is set below, and the
+	 * name's bytes past its size are never seen (those it gains are
+	 * zeroed).
+	 */
+	struct fuse_bpf_refilter r __uninitialized;
 	struct qstr name;
 	bool valid = false;
 	int ret;
