@@ -187,14 +187,23 @@ const char *fuse_bpf_buf_str(const struct fuse_buffer *buf)
  * @name: set to the name, which points into @buf's data
  *
  * The name is to be one path component: "." and ".." and slashes are
- * refused by the lower lookup itself.
+ * refused by the lower lookup itself.  A buffer no filter rewrote
+ * (no %BPF_FUSE_MODIFIED) holds the name it was set up with, a dentry's
+ * (fuse_bpf_buf_name(), or the copy fuse_bpf_refilter() checks): a
+ * string already, not scanned again (every lookup and revalidation under
+ * a lookup filter comes here).
  *
  * Return: 0, or -EINVAL if @buf does not hold a string (fuse_bpf_buf_str()).
  */
 int fuse_bpf_buf_qstr(const struct fuse_buffer *buf, struct qstr *name)
 {
-	const char *s = fuse_bpf_buf_str(buf);
+	const char *s;
 
+	if (!(buf->flags & BPF_FUSE_MODIFIED)) {
+		*name = (struct qstr)QSTR_INIT(buf->data, buf->size - 1);
+		return 0;
+	}
+	s = fuse_bpf_buf_str(buf);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 	*name = (struct qstr)QSTR_INIT(s, buf->size - 1);
