@@ -408,23 +408,23 @@ static inline kgid_t fuse_bpf_kgid(u32 gid)
 static inline void fuse_bpf_kstat_to_attr(const struct kstat *stat,
 					  struct fuse_attr *attr)
 {
-	*attr = (struct fuse_attr) {
-		.ino = stat->ino,
-		.size = stat->size,
-		.blocks = stat->blocks,
-		.atime = stat->atime.tv_sec,
-		.mtime = stat->mtime.tv_sec,
-		.ctime = stat->ctime.tv_sec,
-		.atimensec = stat->atime.tv_nsec,
-		.mtimensec = stat->mtime.tv_nsec,
-		.ctimensec = stat->ctime.tv_nsec,
-		.mode = stat->mode,
-		.nlink = stat->nlink,
-		.uid = fuse_bpf_uid(stat->uid),
-		.gid = fuse_bpf_gid(stat->gid),
-		.rdev = new_encode_dev(stat->rdev),
-		.blksize = stat->blksize,
-	};
+	/* Field by field: a compound literal is zeroed first (a rep stos) */
+	attr->ino = stat->ino;
+	attr->size = stat->size;
+	attr->blocks = stat->blocks;
+	attr->atime = stat->atime.tv_sec;
+	attr->mtime = stat->mtime.tv_sec;
+	attr->ctime = stat->ctime.tv_sec;
+	attr->atimensec = stat->atime.tv_nsec;
+	attr->mtimensec = stat->mtime.tv_nsec;
+	attr->ctimensec = stat->ctime.tv_nsec;
+	attr->mode = stat->mode;
+	attr->nlink = stat->nlink;
+	attr->uid = fuse_bpf_uid(stat->uid);
+	attr->gid = fuse_bpf_gid(stat->gid);
+	attr->rdev = new_encode_dev(stat->rdev);
+	attr->blksize = stat->blksize;
+	attr->flags = 0;
 }
 
 /* backing_user.c: the daemon's own filters */

@@ -363,7 +363,12 @@ static noinline bool fuse_bpf_refilter(struct dentry *entry, struct inode *dir,
 		fuse_bpf_no_prefilter(ops->lookup_postfilter);
 	if (ret == BPF_FUSE_POSTFILTER && ops->lookup_postfilter) {
 		r.name.flags |= BPF_FUSE_IMMUTABLE;
-		r.out = (struct fuse_entry_out) {};
+		r.out.nodeid = 0;
+		r.out.generation = 0;
+		r.out.entry_valid = 0;
+		r.out.attr_valid = 0;
+		r.out.entry_valid_nsec = 0;
+		r.out.attr_valid_nsec = 0;
 		fuse_bpf_fill_attr(lower_inode, &r.out.attr);
 		r.entries = (struct fuse_buffer) { .flags = BPF_FUSE_IMMUTABLE };
 		r.meta.opcode = FUSE_LOOKUP | FUSE_POSTFILTER;
