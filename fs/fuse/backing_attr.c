@@ -270,21 +270,22 @@ static const struct fuse_bpf_op fuse_bpf_getattr_op = {
 };
 
 /*
- * Out of line: the request (zeroed on entry where the kernel initialises
- * its stack) is set up only for a node that has a filter or whose daemon
- * takes FUSE_GETATTR.
+ * Out of line: the request is set up only for a node that has a filter
+ * or whose daemon takes FUSE_GETATTR, every field of it, but not its
+ * lists (fuse_bpf_req_init()).
  */
 static noinline int fuse_bpf_getattr_run(struct inode *inode,
 					 struct kstat *stat, u32 mask,
 					 unsigned int flags)
 {
-	struct fuse_bpf_getattr g = {
-		.req = FUSE_BPF_REQ(inode),
-		.stat = stat,
-		.mask = mask,
-		.flags = flags,
-	};
+	struct fuse_bpf_getattr g __uninitialized;
 
+	fuse_bpf_req_init(&g.req, inode);
+	g.in = (struct fuse_getattr_in) {};
+	g.out = (struct fuse_attr_out) {};
+	g.stat = stat;
+	g.mask = mask;
+	g.flags = flags;
 	return fuse_bpf_run(&fuse_bpf_getattr_op, &g.req);
 }
 

@@ -2160,19 +2160,22 @@ static const struct fuse_bpf_op fuse_bpf_open_op = {
 };
 
 /*
- * Out of line: the request (zeroed on entry where the kernel initialises
- * its stack) is set up only for a node that has a filter or whose daemon
- * takes the open.
+ * Out of line: the request is set up only for a node that has a filter
+ * or whose daemon takes the open, every field of it, but not its lists
+ * (fuse_bpf_req_init()).
  */
 static noinline int fuse_bpf_open_run(const struct fuse_bpf_op *op,
 				      struct inode *inode, struct file *file)
 {
-	struct fuse_bpf_open o = {
-		.req = FUSE_BPF_REQ(inode),
-		.in.flags = FUSE_BPF_OPEN_IN_FLAGS(file),
-		.file = file,
-	};
+	struct fuse_bpf_open o __uninitialized;
 
+	fuse_bpf_req_init(&o.req, inode);
+	o.in = (struct fuse_open_in) {
+		.flags = FUSE_BPF_OPEN_IN_FLAGS(file),
+	};
+	o.out = (struct fuse_open_out) {};
+	o.file = file;
+	o.ff = NULL;
 	return fuse_bpf_run(op, &o.req);
 }
 
