@@ -313,6 +313,8 @@ static inline void fuse_bpf_req_init(struct fuse_bpf_req *req,
 	req->inode = node;
 	req->other = NULL;
 	/* Not in_args[] and out_args[]: what comes before and after them */
+	BUILD_BUG_ON(offsetof(struct fuse_args, end) !=
+		     offsetofend(struct fuse_args, out_args));
 	memset(&req->args, 0, offsetof(struct fuse_args, in_args));
 	memset(&req->args.end, 0,
 	       sizeof(req->args) - offsetof(struct fuse_args, end));
