@@ -229,8 +229,11 @@ static int fuse_bpf_getattr_backing(struct fuse_bpf_req *req)
 	int err;
 
 	err = fuse_bpf_getattr_lower(req->inode, g->stat, g->mask, g->flags);
-	if (!err && req->post)
+	/* The postfilter's attributes: the lower's, or zeroes on a failure */
+	if (req->post && !err)
 		fuse_bpf_kstat_to_attr(g->stat, &g->out.attr);
+	else if (req->post)
+		g->out.attr = (struct fuse_attr) {};
 	return err;
 }
 
@@ -282,7 +285,10 @@ static noinline int fuse_bpf_getattr_run(struct inode *inode,
 
 	fuse_bpf_req_init(&g.req, inode);
 	g.in = (struct fuse_getattr_in) {};
-	g.out = (struct fuse_attr_out) {};
+	/* Its attributes are only seen after the backing step, which sets them */
+	g.out.attr_valid = 0;
+	g.out.attr_valid_nsec = 0;
+	g.out.dummy = 0;
 	g.stat = stat;
 	g.mask = mask;
 	g.flags = flags;
