@@ -294,6 +294,34 @@ struct fuse_bpf_req {
  */
 #define FUSE_BPF_REQ(node)	{ .inode = (node) }
 
+/**
+ * fuse_bpf_req_init() - set up a request on @node, its lists not zeroed
+ * @req: the request, in an operation's structure not zeroed on entry
+ *	(__uninitialized)
+ * @node: the node
+ *
+ * As FUSE_BPF_REQ(), for the operations a filtered stat() or open() and
+ * close() run: their structure on the stack, zeroed whole by an
+ * initializer, is 280 to 376 bytes (a rep stos), where the argument and
+ * buffer lists are read only up to their counts, which start at zero
+ * here (fuse_bpf_arg_in() and fuse_bpf_arg_out() clear an argument's
+ * buffer).  The operation sets up the rest of its structure itself.
+ */
+static inline void fuse_bpf_req_init(struct fuse_bpf_req *req,
+				     struct inode *node)
+{
+	req->inode = node;
+	req->other = NULL;
+	/* Not in_args[] and out_args[]: what comes before and after them */
+	BUILD_BUG_ON(offsetof(struct fuse_args, end) !=
+		     offsetofend(struct fuse_args, out_args));
+	memset(&req->args, 0, offsetof(struct fuse_args, in_args));
+	memset(&req->args.end, 0,
+	       sizeof(req->args) - offsetof(struct fuse_args, end));
+	memset(&req->caller, 0, offsetof(struct fuse_bpf_req, bufs) -
+				offsetof(struct fuse_bpf_req, caller));
+}
+
 /*
  * fuse_bpf_run() returns this when a filter sent the operation to the
  * daemon: the hook then lets the upstream FUSE path run.  Neither an
@@ -408,23 +436,23 @@ static inline kgid_t fuse_bpf_kgid(u32 gid)
 static inline void fuse_bpf_kstat_to_attr(const struct kstat *stat,
 					  struct fuse_attr *attr)
 {
-	*attr = (struct fuse_attr) {
-		.ino = stat->ino,
-		.size = stat->size,
-		.blocks = stat->blocks,
-		.atime = stat->atime.tv_sec,
-		.mtime = stat->mtime.tv_sec,
-		.ctime = stat->ctime.tv_sec,
-		.atimensec = stat->atime.tv_nsec,
-		.mtimensec = stat->mtime.tv_nsec,
-		.ctimensec = stat->ctime.tv_nsec,
-		.mode = stat->mode,
-		.nlink = stat->nlink,
-		.uid = fuse_bpf_uid(stat->uid),
-		.gid = fuse_bpf_gid(stat->gid),
-		.rdev = new_encode_dev(stat->rdev),
-		.blksize = stat->blksize,
-	};
+	/* Field by field: a compound literal is zeroed first (a rep stos) */
+	attr->ino = stat->ino;
+	attr->size = stat->size;
+	attr->blocks = stat->blocks;
+	attr->atime = stat->atime.tv_sec;
+	attr->mtime = stat->mtime.tv_sec;
+	attr->ctime = stat->ctime.tv_sec;
+	attr->atimensec = stat->atime.tv_nsec;
+	attr->mtimensec = stat->mtime.tv_nsec;
+	attr->ctimensec = stat->ctime.tv_nsec;
+	attr->mode = stat->mode;
+	attr->nlink = stat->nlink;
+	attr->uid = fuse_bpf_uid(stat->uid);
+	attr->gid = fuse_bpf_gid(stat->gid);
+	attr->rdev = new_encode_dev(stat->rdev);
+	attr->blksize = stat->blksize;
+	attr->flags = 0;
 }
 
 /* backing_user.c: the daemon's own filters */
@@ -460,6 +488,7 @@ static inline void fuse_bpf_arg_in(struct fuse_bpf_req *req,
 
 	if (WARN_ON_ONCE(args->in_numargs >= ARRAY_SIZE(args->in_args)))
 		return;
+	req->in_bufs[args->in_numargs] = NULL;
 	args->in_args[args->in_numargs].size = size;
 	args->in_args[args->in_numargs++].value = value;
 }
@@ -481,6 +510,7 @@ static inline void fuse_bpf_arg_out(struct fuse_bpf_req *req,
 
 	if (WARN_ON_ONCE(args->out_numargs >= ARRAY_SIZE(args->out_args)))
 		return;
+	req->out_bufs[args->out_numargs] = NULL;
 	args->out_args[args->out_numargs].size = size;
 	args->out_args[args->out_numargs++].value = value;
 }

@@ -229,8 +229,11 @@ static int fuse_bpf_getattr_backing(struct fuse_bpf_req *req)
 	int err;
 
 	err = fuse_bpf_getattr_lower(req->inode, g->stat, g->mask, g->flags);
-	if (!err && req->post)
+	/* The postfilter's attributes: the lower's, or zeroes on a failure */
+	if (req->post && !err)
 		fuse_bpf_kstat_to_attr(g->stat, &g->out.attr);
+	else if (req->post)
+		g->out.attr = (struct fuse_attr) {};
 	return err;
 }
 
@@ -270,21 +273,25 @@ static const struct fuse_bpf_op fuse_bpf_getattr_op = {
 };
 
 /*
- * Out of line: the request (zeroed on entry where the kernel initialises
- * its stack) is set up only for a node that has a filter or whose daemon
- * takes FUSE_GETATTR.
+ * Out of line: the request is set up only for a node that has a filter
+ * or whose daemon takes FUSE_GETATTR, every field of it, but not its
+ * lists (fuse_bpf_req_init()).
  */
 static noinline int fuse_bpf_getattr_run(struct inode *inode,
 					 struct kstat *stat, u32 mask,
 					 unsigned int flags)
 {
-	struct fuse_bpf_getattr g = {
-		.req = FUSE_BPF_REQ(inode),
-		.stat = stat,
-		.mask = mask,
-		.flags = flags,
-	};
+	struct fuse_bpf_getattr g __uninitialized;
 
+	fuse_bpf_req_init(&g.req, inode);
+	g.in = (struct fuse_getattr_in) {};
+	/* Its attributes are only seen after the backing step, which sets them */
+	g.out.attr_valid = 0;
+	g.out.attr_valid_nsec = 0;
+	g.out.dummy = 0;
+	g.stat = stat;
+	g.mask = mask;
+	g.flags = flags;
 	return fuse_bpf_run(&fuse_bpf_getattr_op, &g.req);
 }
 

@@ -187,14 +187,23 @@ const char *fuse_bpf_buf_str(const struct fuse_buffer *buf)
  * @name: set to the name, which points into @buf's data
  *
  * The name is to be one path component: "." and ".." and slashes are
- * refused by the lower lookup itself.
+ * refused by the lower lookup itself.  A buffer no filter rewrote
+ * (no %BPF_FUSE_MODIFIED) holds the name it was set up with, a dentry's
+ * (fuse_bpf_buf_name(), or the copy fuse_bpf_refilter() checks): a
+ * string already, not scanned again (every lookup and revalidation under
+ * a lookup filter comes here).
  *
  * Return: 0, or -EINVAL if @buf does not hold a string (fuse_bpf_buf_str()).
  */
 int fuse_bpf_buf_qstr(const struct fuse_buffer *buf, struct qstr *name)
 {
-	const char *s = fuse_bpf_buf_str(buf);
+	const char *s;
 
+	if (!(buf->flags & BPF_FUSE_MODIFIED)) {
+		*name = (struct qstr)QSTR_INIT(buf->data, buf->size - 1);
+		return 0;
+	}
+	s = fuse_bpf_buf_str(buf);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 	*name = (struct qstr)QSTR_INIT(s, buf->size - 1);
@@ -231,21 +240,21 @@ void fuse_bpf_fill_attr(struct inode *inode, struct fuse_attr *attr)
 	struct timespec64 mtime = inode_get_mtime(inode);
 	struct timespec64 ctime = inode_get_ctime(inode);
 
-	*attr = (struct fuse_attr) {
-		.ino = inode->i_ino,
-		.size = i_size_read(inode),
-		.blocks = inode->i_blocks,
-		.atime = atime.tv_sec,
-		.mtime = mtime.tv_sec,
-		.ctime = ctime.tv_sec,
-		.atimensec = atime.tv_nsec,
-		.mtimensec = mtime.tv_nsec,
-		.ctimensec = ctime.tv_nsec,
-		.mode = inode->i_mode,
-		.nlink = inode->i_nlink,
-		.uid = fuse_bpf_uid(inode->i_uid),
-		.gid = fuse_bpf_gid(inode->i_gid),
-		.rdev = new_encode_dev(inode->i_rdev),
-		.blksize = i_blocksize(inode),
-	};
+	/* As fuse_bpf_kstat_to_attr(): no compound literal to zero first */
+	attr->ino = inode->i_ino;
+	attr->size = i_size_read(inode);
+	attr->blocks = inode->i_blocks;
+	attr->atime = atime.tv_sec;
+	attr->mtime = mtime.tv_sec;
+	attr->ctime = ctime.tv_sec;
+	attr->atimensec = atime.tv_nsec;
+	attr->mtimensec = mtime.tv_nsec;
+	attr->ctimensec = ctime.tv_nsec;
+	attr->mode = inode->i_mode;
+	attr->nlink = inode->i_nlink;
+	attr->uid = fuse_bpf_uid(inode->i_uid);
+	attr->gid = fuse_bpf_gid(inode->i_gid);
+	attr->rdev = new_encode_dev(inode->i_rdev);
+	attr->blksize = i_blocksize(inode);
+	attr->flags = 0;
 }

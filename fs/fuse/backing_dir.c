@@ -31,25 +31,34 @@ static int fuse_bpf_lookup_setup(struct fuse_bpf_req *req)
 {
 	struct fuse_bpf_lookup *l = container_of(req, typeof(*l), req);
 
-	struct fuse_conn *fc = get_fuse_conn(req->inode);
-
 	fuse_bpf_buf_name(req, &l->name, l->qname);
 	fuse_bpf_arg_buf(req, &l->name);
 	fuse_bpf_arg_out(req, sizeof(l->out), &l->out);
 	l->entries.flags = BPF_FUSE_IMMUTABLE;
-	/* As fuse_lookup_name() reads them before it asks the daemon */
-	l->attr_version = fuse_get_attr_version(fc);
-	l->evict_ctr = fuse_get_evict_ctr(fc);
 	return 0;
 }
 
+/*
+ * Only the daemon's postfilter gives a node id (fuse_bpf_lookup_daemon()),
+ * and only a filter of the lookup, on a mount with a daemon, can ask for
+ * it: the counters fuse_lookup_name() reads before it asks the daemon are
+ * read then, here, before anything is sent.
+ */
 static int fuse_bpf_lookup_pre(struct fuse_bpf_req *req,
 			       const struct fuse_ops *ops)
 {
 	struct fuse_bpf_lookup *l = container_of(req, typeof(*l), req);
+	struct fuse_conn *fc;
 
+	if (!ops->lookup_prefilter && !ops->lookup_postfilter)
+		return BPF_FUSE_CONTINUE;
+	fc = get_fuse_conn(req->inode);
+	if (!fc->no_daemon) {
+		l->attr_version = fuse_get_attr_version(fc);
+		l->evict_ctr = fuse_get_evict_ctr(fc);
+	}
 	if (!ops->lookup_prefilter)
-		return fuse_bpf_no_prefilter(ops->lookup_postfilter);
+		return BPF_FUSE_POSTFILTER;
 	return ops->lookup_prefilter(&req->meta, &l->name);
 }
 
@@ -320,7 +329,13 @@ static noinline bool fuse_bpf_refilter(struct dentry *entry, struct inode *dir,
 	const unsigned char *cs = READ_ONCE(entry->d_name.name);
 	unsigned int i, len = READ_ONCE(entry->d_name.len);
 	struct inode *lower_inode = d_inode_rcu(lower);
-	struct fuse_bpf_refilter r;
+	/*
+	 * Not zeroed on entry (INIT_STACK_ALL_ZERO), 448 bytes per cached
+	 * name checked: each field a filter sees is set below, and the
+	 * name's bytes past its size are never seen (those it gains are
+	 * zeroed).
+	 */
+	struct fuse_bpf_refilter r __uninitialized;
 	struct qstr name;
 	bool valid = false;
 	int ret;
@@ -348,7 +363,12 @@ static noinline bool fuse_bpf_refilter(struct dentry *entry, struct inode *dir,
 		fuse_bpf_no_prefilter(ops->lookup_postfilter);
 	if (ret == BPF_FUSE_POSTFILTER && ops->lookup_postfilter) {
 		r.name.flags |= BPF_FUSE_IMMUTABLE;
-		r.out = (struct fuse_entry_out) {};
+		r.out.nodeid = 0;
+		r.out.generation = 0;
+		r.out.entry_valid = 0;
+		r.out.attr_valid = 0;
+		r.out.entry_valid_nsec = 0;
+		r.out.attr_valid_nsec = 0;
 		fuse_bpf_fill_attr(lower_inode, &r.out.attr);
 		r.entries = (struct fuse_buffer) { .flags = BPF_FUSE_IMMUTABLE };
 		r.meta.opcode = FUSE_LOOKUP | FUSE_POSTFILTER;
@@ -2140,19 +2160,22 @@ static const struct fuse_bpf_op fuse_bpf_open_op = {
 };
 
 /*
- * Out of line: the request (zeroed on entry where the kernel initialises
- * its stack) is set up only for a node that has a filter or whose daemon
- * takes the open.
+ * Out of line: the request is set up only for a node that has a filter
+ * or whose daemon takes the open, every field of it, but not its lists
+ * (fuse_bpf_req_init()).
  */
 static noinline int fuse_bpf_open_run(const struct fuse_bpf_op *op,
 				      struct inode *inode, struct file *file)
 {
-	struct fuse_bpf_open o = {
-		.req = FUSE_BPF_REQ(inode),
-		.in.flags = FUSE_BPF_OPEN_IN_FLAGS(file),
-		.file = file,
-	};
+	struct fuse_bpf_open o __uninitialized;
 
+	fuse_bpf_req_init(&o.req, inode);
+	o.in = (struct fuse_open_in) {
+		.flags = FUSE_BPF_OPEN_IN_FLAGS(file),
+	};
+	o.out = (struct fuse_open_out) {};
+	o.file = file;
+	o.ff = NULL;
 	return fuse_bpf_run(op, &o.req);
 }
 

@@ -265,14 +265,18 @@ static const struct fuse_bpf_op fuse_bpf_flush_op = {
 };
 
 /*
- * Out of line: the request (zeroed on entry where the kernel initialises
- * its stack, INIT_STACK_ALL_ZERO) is made only when it is sent.
+ * Out of line: the request is made only when it is sent, every field of
+ * it, but not its lists (fuse_bpf_req_init()).
  */
 static noinline bool fuse_bpf_flush_run(int *err, struct file *file,
 					fl_owner_t id)
 {
-	struct fuse_bpf_flush fr = { .owner = id };
+	struct fuse_bpf_flush fr __uninitialized;
 
+	fuse_bpf_req_init(&fr.f.req, file_inode(file));
+	fr.f.file = file;
+	fr.in = (struct fuse_flush_in) {};
+	fr.owner = id;
 	return fuse_bpf_file_run(err, &fuse_bpf_flush_op, file, &fr.f);
 }
 
