@@ -44,21 +44,34 @@ for t in "${tests[@]}"; do
 	*) sel+=(-t "filesystems/fuse:$t") ;;
 	esac
 done
+# now: the guest's uptime in seconds, for $wbrun/times ("NAME START END" in
+# seconds since boot: where a lane's time goes)
+now() { local u; read -r u _ < /proc/uptime; echo "${u%.*}"; }
+echo "boot 0 $(now)" > "$wbrun/times"
 if [ ${#sel[@]} -gt 0 ]; then
 	"$ksft/run_kselftest.sh" ${TEST_TIMEOUT:+-o "$TEST_TIMEOUT"} "${sel[@]}" 2>&1 |
-		tee "$wbrun/kselftest.tap"
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case $line in
+		"# selftests: "*) t0=$(now) ;;
+		"ok "*" selftests: "*|"not ok "*" selftests: "*)
+			prog=${line#* selftests: *: }
+			echo "${prog%% *} $t0 $(now)" >> "$wbrun/times" ;;
+		esac
+	done | tee "$wbrun/kselftest.tap"
 fi
 # The workbench's own guest test: make fstests' mount helper (ptfuse:
 # built by workbench/check.sh beside the selftests)
 if [ $fst = 1 ]; then
 	echo "# ---- fstests_mount"
-	start=$(date +%s)
+	start=$(date +%s) t0=$(now)
 	(cd /tmp && timeout -k 5 "${TEST_TIMEOUT:-900}" \
 		"$(dirname "$0")/fstests/mount_test.sh" "$dir" "$dir/../ptfuse") \
 		> "$out/fstests_mount.tap" 2>&1
 	rc=$?
 	cat "$out/fstests_mount.tap"
 	echo "# ---- fstests_mount: exit $rc in $(( $(date +%s) - start ))s"
+	echo "fstests_mount $t0 $(now)" >> "$wbrun/times"
 	echo "$rc" > "$out/fstests_mount.rc"
 fi
 if [ -w $kml ]; then
@@ -67,4 +80,5 @@ if [ -w $kml ]; then
 	echo scan > $kml
 	cat $kml > "$wbrun/kmemleak.txt"
 fi
+echo "total 0 $(now)" >> "$wbrun/times"
 exit 0

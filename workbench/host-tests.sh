@@ -8,7 +8,7 @@
 out=$WORKDIR/host-tap
 rm -rf "$out"
 mkdir -p "$out"
-for t in logscan verdict deps series; do
+for t in logscan verdict lanes deps series; do
 	"$TOP/workbench/test-$t.sh" > "$out/host-$t.tap" 2>&1
 	echo $? > "$out/host-$t.rc"
 done
