@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
       zlib1g-dev libcap-dev libzstd-dev pahole dwarves ccache clang-19 llvm-19
       lld-19 qemu-system-x86 busybox-static python3 rsync cpio kmod xz-utils
-      patch diffutils sparse git python3-ply python3-git python3-docutils e2fsprogs attr acl util-linux procps iproute2 stress-ng"
+      patch diffutils lz4 sparse git python3-ply python3-git python3-docutils e2fsprogs attr acl util-linux procps iproute2 stress-ng"
 pkgs+=" ${EXTRA_PKGS:-}"
 
 # The packages of $@ that dpkg does not have installed.  dpkg-query fails
