@@ -38,6 +38,8 @@ WORKDIR ?= $(XDG_CACHE_HOME)/fuse-bpf
 export WORKDIR
 
 WB := workbench
+# Jobs of the selftests' build (as workbench/common.sh's for the kernel)
+JOBS ?= $(shell expr $$(nproc) + 1)
 KBUILD_VARS = CLANG=clang-19 VMLINUX_BTF=$(WORKDIR)/build/vmlinux \
 		KHDR_INCLUDES="-isystem $(WORKDIR)/build/usr/include"
 # The selftests are built and installed as kselftest users do, with the
@@ -66,7 +68,7 @@ kernel: tree
 
 selftests: kernel
 	@echo "==> building and installing the selftests (kselftest, O=$(WORKDIR)/build)"
-	@$(MAKE) -s $(KSFT_VARS) install > $(WORKDIR)/kselftest.log 2>&1 || \
+	@$(MAKE) -s -j$(JOBS) $(KSFT_VARS) install > $(WORKDIR)/kselftest.log 2>&1 || \
 		{ cat $(WORKDIR)/kselftest.log; exit 1; }
 	@grep -i 'warning' $(WORKDIR)/kselftest.log || true
 
