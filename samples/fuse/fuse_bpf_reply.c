@@ -289,20 +289,23 @@ int fuse_bpf_filter_decode(const struct fuse_in_header *in, const void *body,
 }
 
 /**
- * fuse_bpf_filter_answer() - answer a filter request
+ * fuse_bpf_answer() - answer a request with a reply that carries no fd
  * @devfd: the /dev/fuse descriptor
  * @unique: fuse_in_header.unique of the request
- * @error: 0 or a negative errno: the operation's
- * @body: NULL to keep the inputs (prefilter) or the result and outputs
- *	  (postfilter), or the rewritten request (prefilter) or reply
- *	  (postfilter, after a success only) body
+ * @error: 0 or a negative errno
+ * @body: the reply body after a success (ignored after a failure), or NULL
+ *	  with @size 0
  * @size: its size
  *
- * Return: 0 or -errno, that of the write(): EINVAL for a body the kernel
- * cannot take (after a failure, or too long).
+ * The one framing of a plain reply: struct fuse_out_header, then @body.
+ * Replies that carry fds go through fuse_bpf_reply_send().
+ *
+ * Return: 0 or -errno, that of the write(): ENOENT for a request that is
+ * gone (interrupted, or answered already), EINVAL for a body the kernel
+ * cannot take.
  */
-int fuse_bpf_filter_answer(int devfd, __u64 unique, int error,
-			   const void *body, size_t size)
+int fuse_bpf_answer(int devfd, __u64 unique, int error,
+		    const void *body, size_t size)
 {
 	struct fuse_out_header hdr = {
 		.len = sizeof(hdr) + (error ? 0 : size),
@@ -321,6 +324,24 @@ int fuse_bpf_filter_answer(int devfd, __u64 unique, int error,
 	if (ret < 0)
 		return -errno;
 	return (size_t)ret == hdr.len ? 0 : -EIO;
+}
+
+/**
+ * fuse_bpf_filter_answer() - answer a filter request
+ * @devfd: the /dev/fuse descriptor
+ * @unique: fuse_in_header.unique of the request
+ * @error: 0 or a negative errno: the operation's
+ * @body: NULL to keep the inputs (prefilter) or the result and outputs
+ *	  (postfilter), or the rewritten request (prefilter) or reply
+ *	  (postfilter, after a success only) body
+ * @size: its size
+ *
+ * Return: that of fuse_bpf_answer(): a filter's answer is a plain reply.
+ */
+int fuse_bpf_filter_answer(int devfd, __u64 unique, int error,
+			   const void *body, size_t size)
+{
+	return fuse_bpf_answer(devfd, unique, error, body, size);
 }
 
 /**

@@ -100,6 +100,8 @@ struct fuse_bpf_filter {
 
 int fuse_bpf_filter_decode(const struct fuse_in_header *in, const void *body,
 			   size_t size, struct fuse_bpf_filter *f);
+int fuse_bpf_answer(int devfd, __u64 unique, int error,
+		    const void *body, size_t size);
 int fuse_bpf_filter_answer(int devfd, __u64 unique, int error,
 			   const void *body, size_t size);
 

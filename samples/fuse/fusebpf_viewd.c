@@ -41,7 +41,6 @@
 #include <unistd.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 
 #include "fuse_bpf_reply.h"
 
@@ -253,28 +252,19 @@ static __u64 node_id(struct viewd *v, const char *name)
 }
 
 /*
- * A reply: struct fuse_out_header, then @len bytes of @data (or @err < 0
- * and nothing).  ENOENT means the request is gone (interrupted, or answered
- * already): not worth a word.  Returns 0 if the kernel took the reply.
+ * A reply: @len bytes of @data (or @err < 0 and nothing).  ENOENT means the
+ * request is gone (interrupted, or answered already): not worth a word.
+ * Returns 0 if the kernel took the reply.
  */
 static int reply(struct viewd *v, __u64 unique, int err,
 		 const void *data, size_t len)
 {
-	struct fuse_out_header hdr = {
-		.len = sizeof(hdr) + len,
-		.error = err,
-		.unique = unique,
-	};
-	struct iovec iov[2] = {
-		{ .iov_base = &hdr, .iov_len = sizeof(hdr) },
-		{ .iov_base = (void *)data, .iov_len = len },
-	};
+	int ret = fuse_bpf_answer(v->devfd, unique, err, data, len);
 
-	if (writev(v->devfd, iov, len ? 2 : 1) >= 0)
-		return 0;
-	if (errno != ENOENT)
-		warn("answer to request %llu", (unsigned long long)unique);
-	return -1;
+	if (ret && ret != -ENOENT)
+		warnx("answer to request %llu: %s",
+		      (unsigned long long)unique, strerror(-ret));
+	return ret ? -1 : 0;
 }
 
 static void reply_err(struct viewd *v, __u64 unique, int err)
