@@ -5,18 +5,18 @@
 # the longest program first to the lane with the least time so far.
 #   lanes.sh N PROGRAM...
 # The costs are the seconds each program took in a guest of the debug kernel
-# (TCG, one vCPU, two guests at once: check-20261207-152432), plus 7 s of
-# kselftest's runner around each; a program not listed counts 60.
+# (TCG, two vCPUs, two guests at once: the cold run check-20261207-161932),
+# plus 5 s of kselftest's runner around each; a program not listed counts 60.
 set -euo pipefail
 declare -A cost=(
-	[passthrough_io_test]=199 [passthrough_stress_test]=192
-	[passthrough_inject_test]=192 [bpf_filter_test]=155
-	[passthrough_diff_test]=123 [fusebpf_viewd_test.sh]=105
-	[daemon_filter_test]=87 [passthrough_test]=79 [fstests_mount]=71
-	[daemon_bpf_test]=69 [fusebpf_test.sh]=60
-	[passthrough_harden_test]=39 [fuse_daemon_test]=33
-	[passthrough_fault_test]=23 [filter_harden_test]=23
-	[daemon_harden_test]=14
+	[passthrough_io_test]=193 [passthrough_stress_test]=176
+	[passthrough_inject_test]=172 [bpf_filter_test]=116
+	[fusebpf_viewd_test.sh]=81 [passthrough_diff_test]=78
+	[passthrough_test]=70 [daemon_bpf_test]=69 [daemon_filter_test]=66
+	[fusebpf_test.sh]=66 [fstests_mount]=57
+	[passthrough_harden_test]=35 [fuse_daemon_test]=31
+	[filter_harden_test]=27 [passthrough_fault_test]=21
+	[daemon_harden_test]=13
 )
 n=$1
 shift
