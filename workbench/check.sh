@@ -21,9 +21,10 @@ say "run directory: $rundir"
 mv "$WORKDIR"/host-tap/* "$rundir/tap/" && rmdir "$WORKDIR/host-tap"
 
 # The programs kselftest installed (collection filesystems/fuse)
-if [ $# -gt 0 ]; then printf '%s\n' "$@"
-else sed -n 's|^filesystems/fuse:||p' "$KSFT/kselftest-list.txt"; echo fstests_mount
-fi > "$rundir/expected"
+if [ $# -gt 0 ]; then progs=("$@")
+else mapfile -t progs < <(sed -n 's|^filesystems/fuse:||p' "$KSFT/kselftest-list.txt")
+	progs+=(fstests_mount)
+fi
 # fstests_mount mounts make fstests' configurations: one needs make bench's
 # ptfuse, built here beside the selftests
 reply=$SAMPLES_SRC/fuse_bpf_reply
@@ -39,7 +40,6 @@ fi
 # programs that run at the same time.  Each lane's run directory has its own
 # expected list, TAP, kernel log and kmemleak report; the verdict takes all.
 lanes=${VM_LANES:-2}
-mapfile -t progs < "$rundir/expected"
 [ ${#progs[@]} -lt "$lanes" ] && lanes=${#progs[@]}
 lanedirs=("$rundir")
 for ((l = 2; l <= lanes; l++)); do
@@ -47,23 +47,26 @@ for ((l = 2; l <= lanes; l++)); do
 	lanedirs+=("$rundir/lane$l")
 done
 "$TOP/workbench/lanes.sh" "$lanes" "${progs[@]}" |
-while read -r l prog; do echo "$prog" >> "${lanedirs[l - 1]}/expected.new"; done
+while read -r l prog; do echo "$prog" >> "${lanedirs[l - 1]}/expected"; done
+# FUSE as a module (Kconfig.fragment): each guest loads it first
+insmod=$(grep -qx CONFIG_FUSE_FS=m "$BUILD/.config" && echo 1)
+# lane_vm RUNDIR [PROGRAM...]: one guest running those programs
+lane_vm() {
+	"$TOP/workbench/vm.sh" -r "$1" -- "$TOP/workbench/guest-tests.sh" \
+		"$KSFT" "$SELFTESTS" "${@:2}"
+}
 start=$(date +%s)
 pids=()
 for ((l = 1; l <= lanes; l++)); do
 	d=${lanedirs[l - 1]}
-	mv "$d/expected.new" "$d/expected"
-	mapfile -t lprogs < <(grep -vx insmod "$d/expected")
+	mapfile -t lprogs < "$d/expected"
 	# With one lane and no T=, the runner takes its whole collection
 	[ $# = 0 ] && [ "$lanes" = 1 ] && lprogs=()
-	grep -qx CONFIG_FUSE_FS=m "$BUILD/.config" && echo insmod >> "$d/expected"
+	[ -n "$insmod" ] && echo insmod >> "$d/expected"
 	say "lane $l: ${lprogs[*]:-all}"
-	if [ "$l" = 1 ]; then
-		"$TOP/workbench/vm.sh" -r "$d" -- "$TOP/workbench/guest-tests.sh" \
-			"$KSFT" "$SELFTESTS" "${lprogs[@]}" &
-	else
-		"$TOP/workbench/vm.sh" -r "$d" -- "$TOP/workbench/guest-tests.sh" \
-			"$KSFT" "$SELFTESTS" "${lprogs[@]}" > /dev/null 2>&1 &
+	# Lane 1's console streams; the others' are printed when they end
+	if [ "$l" = 1 ]; then lane_vm "$d" "${lprogs[@]}" &
+	else lane_vm "$d" "${lprogs[@]}" > /dev/null 2>&1 &
 	fi
 	pids+=($!)
 done

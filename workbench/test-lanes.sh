@@ -21,7 +21,7 @@ echo "TAP version 13"
 echo "1..5"
 check each_once [ "$(echo "$out" | awk '{print $2}' | sort)" = "$(echo $progs | tr ' ' '\n' | sort)" ]
 check two_lanes [ "$(echo "$out" | awk '{print $1}' | sort -u | tr '\n' ' ')" = "1 2 " ]
-# stress (152 s) and io (103 s) are the two longest: never in one lane
+# io and stress are the two longest (lanes.sh's costs): never in one lane
 check longest_apart [ "$(echo "$out" | grep -E ' passthrough_(stress|io)_test$' | awk '{print $1}' | sort -u | wc -l)" = 2 ]
 check one_lane [ "$("$l" 1 a b | awk '{print $1}' | sort -u)" = 1 ]
 # shellcheck disable=SC2086
