@@ -49,7 +49,11 @@ static struct inode fuse_bpf_unwatched;
 
 /*
  * The FUSE directory of a mark, referenced, or NULL if it is being
- * evicted.  Its memory is freed after an RCU grace period.
+ * evicted or nothing is watched on its mount: every change made on the
+ * lower directory or its files, through the mount too, comes here, and
+ * most mounts have no watcher.  The inode's memory, its superblock and
+ * the superblock's fsnotify information are freed after an RCU grace
+ * period.
  */
 static struct inode *fuse_bpf_watch_dir(struct fuse_bpf_watch *w)
 {
@@ -57,8 +61,10 @@ static struct inode *fuse_bpf_watch_dir(struct fuse_bpf_watch *w)
 
 	rcu_read_lock();
 	dir = READ_ONCE(w->dir);
-	if (dir)
+	if (dir && fsnotify_sb_has_watchers(dir->i_sb))
 		dir = igrab(dir);
+	else
+		dir = NULL;
 	rcu_read_unlock();
 	return dir;
 }
@@ -149,9 +155,7 @@ static int fuse_bpf_notify_event(struct fsnotify_mark *mark, u32 mask,
 
 	if (!dir)
 		return 0;
-	if (!fsnotify_sb_has_watchers(dir->i_sb)) {
-		/* Nothing is watched on the mount */
-	} else if (mask & FS_EVENT_ON_CHILD) {
+	if (mask & FS_EVENT_ON_CHILD) {
 		if (fuse_bpf_notify_names(dir))
 			fuse_bpf_notify_on_child(dir, mask, lower, name);
 	} else if (name) {
