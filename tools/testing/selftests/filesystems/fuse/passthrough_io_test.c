@@ -1922,11 +1922,11 @@ TEST_F(io, backing_opened_on_first_access)
 	for (i = 0; i < ARRAY_SIZE(write_opens); i++) {
 		fd = open(MN("fa"), write_opens[i]);
 		ASSERT_LE(0, fd);
-		EXPECT_EQ(1, lower_opens(in, "fa")) TH_LOG("flags %#x",
-							  write_opens[i]);
+		EXPECT_EQ(1, lower_opens(in, "fa"))
+			TH_LOG("flags %#x", write_opens[i]);
 		EXPECT_EQ(1, pwrite(fd, "d", 1, 0));
-		EXPECT_EQ(0, lower_opens(in, "fa")) TH_LOG("flags %#x",
-							  write_opens[i]);
+		EXPECT_EQ(0, lower_opens(in, "fa"))
+			TH_LOG("flags %#x", write_opens[i]);
 		ASSERT_EQ(0, close(fd));
 	}
 
