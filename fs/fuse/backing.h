@@ -230,9 +230,12 @@ static inline bool fuse_bpf_file_backed(struct file *file)
 
 struct file *fuse_bpf_file_get(struct file *file);
 
-/*
- * The file handle of an open file: 0, or what an open or opendir
- * postfilter gave (fuse_bpf_open_fh()), which later filters see.
+/**
+ * fuse_bpf_fh() - the file handle the filters see for an open file
+ * @file: an open file of a FUSE node
+ *
+ * Return: 0, or what an open or opendir postfilter gave
+ * (fuse_bpf_open_fh()).
  */
 static inline u64 fuse_bpf_fh(struct file *file)
 {
@@ -401,25 +404,51 @@ void fuse_bpf_fill_attr(struct inode *inode, struct fuse_attr *attr);
 
 /*
  * The filters see owners and groups in the initial user namespace, which
- * maps every id to itself (and (u32)-1, unmapped, to INVALID_UID): these
- * are from_kuid() and make_kuid() of &init_user_ns without map_id_up()'s
- * search, 7 % of a warm stat() under a getattr and lookup filter.
+ * maps every id to itself (and (u32)-1, unmapped, to INVALID_UID): the
+ * four helpers below are from_kuid() and make_kuid() (and their gid
+ * twins) of &init_user_ns without map_id_up()'s search, 7 % of a warm
+ * stat() under a getattr and lookup filter.
+ */
+
+/**
+ * fuse_bpf_uid() - the user id a filter sees
+ * @uid: a kernel uid
+ *
+ * Return: @uid in the initial user namespace.
  */
 static inline u32 fuse_bpf_uid(kuid_t uid)
 {
 	return __kuid_val(uid);
 }
 
+/**
+ * fuse_bpf_gid() - the group id a filter sees
+ * @gid: a kernel gid
+ *
+ * Return: @gid in the initial user namespace.
+ */
 static inline u32 fuse_bpf_gid(kgid_t gid)
 {
 	return __kgid_val(gid);
 }
 
+/**
+ * fuse_bpf_kuid() - the kernel uid of a user id a filter left
+ * @uid: a user id in the initial user namespace
+ *
+ * Return: the kernel uid, INVALID_UID for (u32)-1.
+ */
 static inline kuid_t fuse_bpf_kuid(u32 uid)
 {
 	return KUIDT_INIT(uid);
 }
 
+/**
+ * fuse_bpf_kgid() - the kernel gid of a group id a filter left
+ * @gid: a group id in the initial user namespace
+ *
+ * Return: the kernel gid, INVALID_GID for (u32)-1.
+ */
 static inline kgid_t fuse_bpf_kgid(u32 gid)
 {
 	return KGIDT_INIT(gid);

@@ -97,107 +97,6 @@ struct bpf_fuse_meta_info {
 
 /**
  * struct fuse_ops - a FUSE-BPF filter, a struct_ops type
- * @open_prefilter: FUSE_OPEN of a file; may fail it, and set or clear
- *	O_DIRECT, O_DSYNC and O_SYNC of the backing file
- * @open_postfilter: FUSE_OPEN, after the lower open; may fail it
- * @opendir_prefilter: FUSE_OPENDIR; may fail it, and change the flags
- *	as open_prefilter
- * @opendir_postfilter: FUSE_OPENDIR, after the lower open; may fail it
- * @create_open_prefilter: FUSE_CREATE, an open() that creates a file; may
- *	rewrite the name and the permission bits of the mode
- * @create_open_postfilter: FUSE_CREATE, after the lower create and open;
- *	the entry holds the lower inode's attributes
- * @release_prefilter: FUSE_RELEASE: the RFC's, never called
- * @release_postfilter: FUSE_RELEASE: the RFC's, never called
- * @releasedir_prefilter: FUSE_RELEASEDIR: the RFC's, never called
- * @releasedir_postfilter: FUSE_RELEASEDIR: the RFC's, never called
- * @flush_prefilter: FUSE_FLUSH, a close() of the file
- * @flush_postfilter: FUSE_FLUSH, after the lower flush
- * @lseek_prefilter: FUSE_LSEEK; may rewrite the offset and whence
- * @lseek_postfilter: FUSE_LSEEK; the caller gets the offset it leaves,
- *	the file's new position (a negative one fails with -EINVAL)
- * @copy_file_range_prefilter: FUSE_COPY_FILE_RANGE, on the source's node;
- *	may rewrite its inputs, not lengthen the copy
- * @copy_file_range_postfilter: FUSE_COPY_FILE_RANGE, after the lower copy
- * @fsync_prefilter: FUSE_FSYNC of a file
- * @fsync_postfilter: FUSE_FSYNC, after the lower fsync
- * @dir_fsync_prefilter: FUSE_FSYNCDIR, the fsync of a directory
- * @dir_fsync_postfilter: FUSE_FSYNCDIR, after the lower fsync
- * @getxattr_prefilter: FUSE_GETXATTR; may rewrite the name, within its
- *	namespace (not in security.*, system.* and trusted.*)
- * @getxattr_postfilter: FUSE_GETXATTR; the caller gets the value, or the
- *	size in the out structure, that it leaves (not called for a POSIX
- *	ACL)
- * @listxattr_prefilter: FUSE_LISTXATTR
- * @listxattr_postfilter: FUSE_LISTXATTR; the caller gets the list, or the
- *	size in the out structure, that it leaves
- * @setxattr_prefilter: FUSE_SETXATTR; may rewrite the name, within its
- *	namespace (not in security.*, system.* and trusted.*), and the value
- *	(not in security.*)
- * @setxattr_postfilter: FUSE_SETXATTR, after the lower setxattr
- * @removexattr_prefilter: FUSE_REMOVEXATTR; may rewrite the name, within
- *	its namespace (not in security.*, system.* and trusted.*)
- * @removexattr_postfilter: FUSE_REMOVEXATTR, after the lower removexattr
- * @read_iter_prefilter: FUSE_READ, a read of the file; may fail it or
- *	send it to the daemon, not change its offset or size
- * @read_iter_postfilter: FUSE_READ, after the backing file read; may fail
- *	it
- * @write_iter_prefilter: FUSE_WRITE, a write to the file; may fail it or
- *	send it to the daemon, not change its offset or size
- * @write_iter_postfilter: FUSE_WRITE, after the backing file write; may
- *	fail it
- * @file_fallocate_prefilter: FUSE_FALLOCATE; may rewrite its inputs
- * @file_fallocate_postfilter: FUSE_FALLOCATE, after the lower fallocate
- * @lookup_prefilter: FUSE_LOOKUP of a name in the directory; may rewrite
- *	the name
- * @lookup_postfilter: FUSE_LOOKUP, after the lower lookup; the entry holds
- *	the lower inode's attributes, the entries buffer is empty and
- *	read-only
- * @mknod_prefilter: FUSE_MKNOD; may rewrite the name and the permission
- *	bits of the mode
- * @mknod_postfilter: FUSE_MKNOD, after the lower mknod
- * @mkdir_prefilter: FUSE_MKDIR; may rewrite the name and the permission
- *	bits of the mode
- * @mkdir_postfilter: FUSE_MKDIR, after the lower mkdir
- * @rmdir_prefilter: FUSE_RMDIR; may rewrite the name
- * @rmdir_postfilter: FUSE_RMDIR, after the lower rmdir
- * @rename2_prefilter: FUSE_RENAME2, a rename with flags; may rewrite both
- *	names and drop flags
- * @rename2_postfilter: FUSE_RENAME2, after the lower rename
- * @rename_prefilter: FUSE_RENAME, a rename without flags; may rewrite both
- *	names
- * @rename_postfilter: FUSE_RENAME, after the lower rename
- * @unlink_prefilter: FUSE_UNLINK; may rewrite the name
- * @unlink_postfilter: FUSE_UNLINK, after the lower unlink
- * @link_prefilter: FUSE_LINK; may rewrite the new name
- * @link_postfilter: FUSE_LINK, after the lower link
- * @getattr_prefilter: FUSE_GETATTR
- * @getattr_postfilter: FUSE_GETATTR; the caller gets the attributes it
- *	leaves, but for the file type, inode number and device numbers
- * @setattr_prefilter: FUSE_SETATTR; may fail it, drop changes and give
- *	them other values (the caller is judged on what it leaves), not add
- *	one
- * @setattr_postfilter: FUSE_SETATTR, after the lower setattr; the out
- *	structure holds the lower inode's attributes
- * @statfs_prefilter: FUSE_STATFS
- * @statfs_postfilter: FUSE_STATFS; the caller gets the statistics it
- *	leaves
- * @get_link_prefilter: FUSE_READLINK; the symlink's name is read-only
- * @get_link_postfilter: FUSE_READLINK, after the lower readlink
- * @symlink_prefilter: FUSE_SYMLINK; may rewrite the name and the target
- *	path
- * @symlink_postfilter: FUSE_SYMLINK, after the lower symlink
- * @readdir_prefilter: FUSE_READDIR
- * @readdir_postfilter: FUSE_READDIR; gets a chunk of the lower directory
- *	as struct fuse_dirent records, which it may drop, rename, add and
- *	reorder
- * @access_prefilter: FUSE_ACCESS, for access() and chdir(); a mask it
- *	rewrites is checked too, so it may deny, never grant
- * @access_postfilter: FUSE_ACCESS, after the permission check
- * @tmpfile_prefilter: FUSE_TMPFILE, an O_TMPFILE open; may fail it,
- *	rewrite the permission bits of the mode, and change the flags as
- *	open_prefilter
- * @tmpfile_postfilter: FUSE_TMPFILE, after the lower tmpfile
  * @name: the name the filter registers under, which mounts choose it by
  *	(root_bpf=, FUSE_ENTRY_BPF): 1 to BPF_FUSE_NAME_MAX letters, digits,
  *	'_' or '.', NUL-terminated; one registered filter per name
@@ -233,6 +132,108 @@ struct bpf_fuse_meta_info {
  * A postfilter returns a negative errno to fail the operation, anything
  * else to keep its result.  It cannot turn a failure of the lower
  * filesystem into a success.
+ *
+ * The members, which include/linux/fuse_ops_defs.h declares:
+ *
+ * - ``open_prefilter``: FUSE_OPEN of a file; may fail it, and set or clear
+ *   O_DIRECT, O_DSYNC and O_SYNC of the backing file
+ * - ``open_postfilter``: FUSE_OPEN, after the lower open; may fail it
+ * - ``opendir_prefilter``: FUSE_OPENDIR; may fail it, and change the flags as
+ *   open_prefilter
+ * - ``opendir_postfilter``: FUSE_OPENDIR, after the lower open; may fail it
+ * - ``create_open_prefilter``: FUSE_CREATE, an open() that creates a file;
+ *   may rewrite the name and the permission bits of the mode
+ * - ``create_open_postfilter``: FUSE_CREATE, after the lower create and open;
+ *   the entry holds the lower inode's attributes
+ * - ``release_prefilter``: FUSE_RELEASE: the RFC's, never called
+ * - ``release_postfilter``: FUSE_RELEASE: the RFC's, never called
+ * - ``releasedir_prefilter``: FUSE_RELEASEDIR: the RFC's, never called
+ * - ``releasedir_postfilter``: FUSE_RELEASEDIR: the RFC's, never called
+ * - ``flush_prefilter``: FUSE_FLUSH, a close() of the file
+ * - ``flush_postfilter``: FUSE_FLUSH, after the lower flush
+ * - ``lseek_prefilter``: FUSE_LSEEK; may rewrite the offset and whence
+ * - ``lseek_postfilter``: FUSE_LSEEK; the caller gets the offset it leaves,
+ *   the file's new position (a negative one fails with -EINVAL)
+ * - ``copy_file_range_prefilter``: FUSE_COPY_FILE_RANGE, on the source's
+ *   node; may rewrite its inputs, not lengthen the copy
+ * - ``copy_file_range_postfilter``: FUSE_COPY_FILE_RANGE, after the lower
+ *   copy
+ * - ``fsync_prefilter``: FUSE_FSYNC of a file
+ * - ``fsync_postfilter``: FUSE_FSYNC, after the lower fsync
+ * - ``dir_fsync_prefilter``: FUSE_FSYNCDIR, the fsync of a directory
+ * - ``dir_fsync_postfilter``: FUSE_FSYNCDIR, after the lower fsync
+ * - ``getxattr_prefilter``: FUSE_GETXATTR; may rewrite the name, within its
+ *   namespace (not in security.*, system.* and trusted.*)
+ * - ``getxattr_postfilter``: FUSE_GETXATTR; the caller gets the value, or the
+ *   size in the out structure, that it leaves (not called for a POSIX ACL)
+ * - ``listxattr_prefilter``: FUSE_LISTXATTR
+ * - ``listxattr_postfilter``: FUSE_LISTXATTR; the caller gets the list, or
+ *   the size in the out structure, that it leaves
+ * - ``setxattr_prefilter``: FUSE_SETXATTR; may rewrite the name, within its
+ *   namespace (not in security.*, system.* and trusted.*), and the value (not
+ *   in security.*)
+ * - ``setxattr_postfilter``: FUSE_SETXATTR, after the lower setxattr
+ * - ``removexattr_prefilter``: FUSE_REMOVEXATTR; may rewrite the name, within
+ *   its namespace (not in security.*, system.* and trusted.*)
+ * - ``removexattr_postfilter``: FUSE_REMOVEXATTR, after the lower removexattr
+ * - ``read_iter_prefilter``: FUSE_READ, a read of the file; may fail it or
+ *   send it to the daemon, not change its offset or size
+ * - ``read_iter_postfilter``: FUSE_READ, after the backing file read; may
+ *   fail it
+ * - ``write_iter_prefilter``: FUSE_WRITE, a write to the file; may fail it or
+ *   send it to the daemon, not change its offset or size
+ * - ``write_iter_postfilter``: FUSE_WRITE, after the backing file write; may
+ *   fail it
+ * - ``file_fallocate_prefilter``: FUSE_FALLOCATE; may rewrite its inputs
+ * - ``file_fallocate_postfilter``: FUSE_FALLOCATE, after the lower fallocate
+ * - ``lookup_prefilter``: FUSE_LOOKUP of a name in the directory; may rewrite
+ *   the name
+ * - ``lookup_postfilter``: FUSE_LOOKUP, after the lower lookup; the entry
+ *   holds the lower inode's attributes, the entries buffer is empty and
+ *   read-only
+ * - ``mknod_prefilter``: FUSE_MKNOD; may rewrite the name and the permission
+ *   bits of the mode
+ * - ``mknod_postfilter``: FUSE_MKNOD, after the lower mknod
+ * - ``mkdir_prefilter``: FUSE_MKDIR; may rewrite the name and the permission
+ *   bits of the mode
+ * - ``mkdir_postfilter``: FUSE_MKDIR, after the lower mkdir
+ * - ``rmdir_prefilter``: FUSE_RMDIR; may rewrite the name
+ * - ``rmdir_postfilter``: FUSE_RMDIR, after the lower rmdir
+ * - ``rename2_prefilter``: FUSE_RENAME2, a rename with flags; may rewrite
+ *   both names and drop flags
+ * - ``rename2_postfilter``: FUSE_RENAME2, after the lower rename
+ * - ``rename_prefilter``: FUSE_RENAME, a rename without flags; may rewrite
+ *   both names
+ * - ``rename_postfilter``: FUSE_RENAME, after the lower rename
+ * - ``unlink_prefilter``: FUSE_UNLINK; may rewrite the name
+ * - ``unlink_postfilter``: FUSE_UNLINK, after the lower unlink
+ * - ``link_prefilter``: FUSE_LINK; may rewrite the new name
+ * - ``link_postfilter``: FUSE_LINK, after the lower link
+ * - ``getattr_prefilter``: FUSE_GETATTR
+ * - ``getattr_postfilter``: FUSE_GETATTR; the caller gets the attributes it
+ *   leaves, but for the file type, inode number and device numbers
+ * - ``setattr_prefilter``: FUSE_SETATTR; may fail it, drop changes and give
+ *   them other values (the caller is judged on what it leaves), not add one
+ * - ``setattr_postfilter``: FUSE_SETATTR, after the lower setattr; the out
+ *   structure holds the lower inode's attributes
+ * - ``statfs_prefilter``: FUSE_STATFS
+ * - ``statfs_postfilter``: FUSE_STATFS; the caller gets the statistics it
+ *   leaves
+ * - ``get_link_prefilter``: FUSE_READLINK; the symlink's name is read-only
+ * - ``get_link_postfilter``: FUSE_READLINK, after the lower readlink
+ * - ``symlink_prefilter``: FUSE_SYMLINK; may rewrite the name and the target
+ *   path
+ * - ``symlink_postfilter``: FUSE_SYMLINK, after the lower symlink
+ * - ``readdir_prefilter``: FUSE_READDIR
+ * - ``readdir_postfilter``: FUSE_READDIR; gets a chunk of the lower directory
+ *   as struct fuse_dirent records, which it may drop, rename, add and reorder
+ * - ``access_prefilter``: FUSE_ACCESS, for access() and chdir(); a mask it
+ *   rewrites is checked too, so it may deny, never grant
+ * - ``access_postfilter``: FUSE_ACCESS, after the permission check
+ * - ``tmpfile_prefilter``: FUSE_TMPFILE, an O_TMPFILE open; may fail it,
+ *   rewrite the permission bits of the mode, and change the flags as
+ *   open_prefilter
+ * - ``tmpfile_postfilter``: FUSE_TMPFILE, after the lower tmpfile
  */
 struct fuse_ops {
 #define FUSE_OPS_MEMBER(NAME, ...) u32 (*NAME)(__VA_ARGS__);
